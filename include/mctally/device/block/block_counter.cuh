@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file block_counter.cuh  Block-scope accumulation into ONE bin of a tally
+ * (an event counter such as an escape tally), with each of Bossler's five
+ * methods. The methods differ only in add() and flush():
+ *
+ * | method        | add(v)                       | flush()                                   |
+ * |---------------|------------------------------|-------------------------------------------|
+ * | atomic        | global atomic (if v != 0)    | nothing                                   |
+ * | shared        | shared-memory atomic         | one global atomic per block               |
+ * | warp_reduce   | register sum                 | warp shuffle sum, one atomic per warp     |
+ * | block_reduce  | register sum                 | block sum, one atomic per block           |
+ * | replicated    | register sum                 | plain add into the thread's own replica   |
+ *
+ * Usage inside a kernel with 1-D blocks (all threads of the block construct the
+ * counter and call flush(), converged; add() may be called from any thread any
+ * number of times in between):
+ *
+ *     __shared__ mct_block_counter_storage<double> s;
+ *     mct_block_counter<double, MCT_METHOD_BLOCK_REDUCE> c(view, bin, s);
+ *     for (...) if (escaped) c.add(1.0);
+ *     c.flush();
+ *
+ * Determinism: integer counters are exact whatever the method. For floats the
+ * atomics' order varies (not_guaranteed), except replicated, whose replicas are
+ * reduced in a fixed order by mct_tally_end_batch (run_to_run).
+ * Precondition for replicated: the tally holds at least one replica per thread
+ * of the grid (mct_tally_reserve_replicas), replica index = global thread rank. */
+#ifndef MCT_BLOCK_COUNTER_CUH
+#define MCT_BLOCK_COUNTER_CUH
+
+#include "mctally/device/block/block_reduce.cuh"
+#include "mctally/device/thread/thread_atomic.cuh"
+#include "mctally/mct_tally.h"
+
+template <typename T>
+struct mct_block_counter_storage {
+    T shared_bin;                           /* method shared */
+    mct_block_reduce_storage<T> reduce;     /* method block_reduce */
+};
+
+template <typename T, mct_method_t M>
+struct mct_block_counter {
+    T* target; /* the global bin, or this thread's replica of it */
+    T acc;     /* register partial of the reducing methods */
+    mct_block_counter_storage<T>& storage;
+
+    __device__ __forceinline__ mct_block_counter(const mct_tally_view_t& view, int64_t bin,
+                                                 mct_block_counter_storage<T>& s)
+        : target((T*)view.bins + bin), acc(T(0)), storage(s) {
+        if (M == MCT_METHOD_REPLICATED) {
+            const int64_t replica = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+            target = (T*)view.replicas + replica * view.nbins + bin;
+        }
+        if (M == MCT_METHOD_SHARED) {
+            if (threadIdx.x == 0) storage.shared_bin = T(0);
+            __syncthreads();
+        }
+    }
+
+    __device__ __forceinline__ void add(T v) {
+        if (M == MCT_METHOD_ATOMIC) {
+            if (v != T(0)) mct_atomic_add(target, v);
+        } else if (M == MCT_METHOD_SHARED) {
+            if (v != T(0)) mct_atomic_add(&storage.shared_bin, v);
+        } else {
+            acc += v;
+        }
+    }
+
+    __device__ __forceinline__ void flush() {
+        if (M == MCT_METHOD_SHARED) {
+            __syncthreads();
+            if (threadIdx.x == 0 && storage.shared_bin != T(0)) mct_atomic_add(target, storage.shared_bin);
+        } else if (M == MCT_METHOD_WARP_REDUCE) {
+            const T sum = mct_warp_reduce_sum(acc, mct_warp_width_in_block());
+            if (mct_lane() == 0 && sum != T(0)) mct_atomic_add(target, sum);
+        } else if (M == MCT_METHOD_BLOCK_REDUCE) {
+            const T sum = mct_block_reduce_sum(acc, storage.reduce);
+            if (threadIdx.x == 0 && sum != T(0)) mct_atomic_add(target, sum);
+        } else if (M == MCT_METHOD_REPLICATED) {
+            *target += acc;
+        }
+    }
+};
+
+#endif /* MCT_BLOCK_COUNTER_CUH */

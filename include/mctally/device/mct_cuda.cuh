@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file mct_cuda.cuh  The CUDA language and runtime for device source: the real
+ * one under nvcc, the host emulation (mctally/emu/mct_emu.h) under MCT_EMULATED. */
+#ifndef MCT_CUDA_CUH
+#define MCT_CUDA_CUH
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#elif defined(MCT_EMULATED)
+#include "mctally/emu/mct_emu.h"
+#else
+#error "mctally device headers need nvcc, or a C++ compiler with MCT_EMULATED defined"
+#endif
+
+#include "mctally/mct_config.h"
+
+/** Rank of the calling thread in its block (x fastest), and its lane. */
+__device__ __forceinline__ int mct_thread_rank(void) {
+    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+__device__ __forceinline__ int mct_block_threads(void) { return (int)(blockDim.x * blockDim.y * blockDim.z); }
+__device__ __forceinline__ int mct_lane(void) { return mct_thread_rank() & 31; }
+
+#endif /* MCT_CUDA_CUH */

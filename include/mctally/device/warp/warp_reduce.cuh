@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file warp_reduce.cuh  Shuffle reduction of a converged warp (or of its first
+ * `width` lanes, for the partial last warp of a block). */
+#ifndef MCT_WARP_REDUCE_CUH
+#define MCT_WARP_REDUCE_CUH
+
+#include "mctally/device/mct_cuda.cuh"
+
+/** Mask of lanes [0, width), 1 <= width <= 32. */
+__device__ __forceinline__ unsigned mct_warp_prefix_mask(int width) {
+    return width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
+}
+
+/** Sum of `v` over lanes [0, width) of the calling warp; every one of those
+ * lanes must call it together, and no other lane. The sum is returned in lane 0
+ * (other lanes get partial sums). A full warp uses the classic shuffle-down
+ * tree; a partial warp reads its own value where the partner lane does not
+ * exist, because a shuffle from a lane outside the mask is undefined. */
+template <typename T>
+__device__ __forceinline__ T mct_warp_reduce_sum(T v, int width) {
+    const unsigned mask = mct_warp_prefix_mask(width);
+    if (width >= 32) {
+        for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(mask, v, offset);
+        return v;
+    }
+    const int lane = mct_lane();
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        const int src = lane + offset;
+        const T other = __shfl_sync(mask, v, src < width ? src : lane);
+        if (src < width) v += other;
+    }
+    return v;
+}
+
+/** Number of lanes of the calling thread's warp that exist in its block. */
+__device__ __forceinline__ int mct_warp_width_in_block(void) {
+    const int first = mct_thread_rank() & ~31;
+    const int left = mct_block_threads() - first;
+    return left < 32 ? left : 32;
+}
+
+#endif /* MCT_WARP_REDUCE_CUH */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file mct_tally.h  Host C API of a tally: create from a descriptor, add from
+ * kernels through a device view, close batches, read mean and relative error.
+ *
+ * A tally is B bins of one value type that many threads add into. A run is split
+ * into batches; every batch's bin sums are folded into per-bin batch statistics
+ * (Welford's running mean and variance of the per-history batch means), so each
+ * bin carries its mean per history and the standard error of that mean.
+ *
+ * Backends: the same calls serve MCT_BACKEND_CPU, _CUDA and _EMULATED. Results
+ * may differ between backends only where the method's determinism allows
+ * (mct_method_determinism): integer tallies are bitwise equal everywhere.
+ *
+ * Example (host side of a user's transport code):
+ *
+ *     mct_tally_desc_t d;
+ *     mct_tally_desc_init(&d);
+ *     d.bins = 1000; d.dtype = MCT_DTYPE_F64; d.method = MCT_METHOD_ATOMIC;
+ *     mct_tally_t t;
+ *     if (mct_tally_create(&t, &d) != MCT_STATUS_SUCCESS) ...;
+ *     for (b = 0; b < batches; ++b) {
+ *         mct_tally_view_t v; mct_tally_view(t, &v);
+ *         ... launch kernels that add into v (device/mct_tally_device.cuh) ...
+ *         mct_tally_end_batch(t, histories_in_batch);
+ *     }
+ *     mct_tally_results(t, mean, rel_err);
+ *     mct_tally_destroy(t);
+ */
+#ifndef MCT_TALLY_H
+#define MCT_TALLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mctally/mct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Everything needed to create a tally. Fill with mct_tally_desc_init first. */
+typedef struct {
+    int64_t bins;          /**< number of bins, 1 <= bins <= 2^31 */
+    mct_dtype_t dtype;     /**< value type of the bins */
+    mct_method_t method;   /**< how additions reach memory */
+    mct_backend_t backend; /**< where the tally lives; AUTO picks CUDA when a GPU is present */
+    int device;            /**< CUDA device ordinal (CUDA backend only) */
+} mct_tally_desc_t;
+
+/** What a kernel needs to add into a tally; plain data, passed by value to
+ * kernels (device/mct_tally_device.cuh). Valid until the next mct_tally_end_batch
+ * or mct_tally_reserve_replicas on the same tally. */
+typedef struct {
+    void* bins;          /**< B bins of the current batch, in the backend's memory */
+    void* replicas;      /**< replicated method: replica r's bin k is at r*B + k */
+    int64_t nbins;       /**< B */
+    int64_t nreplicas;   /**< number of replicas reserved (0 unless replicated) */
+    mct_dtype_t dtype;
+    mct_method_t method;
+} mct_tally_view_t;
+
+typedef struct mct_tally_s* mct_tally_t;
+
+/** Defaults: 1 bin, f64, atomic, auto backend, device 0. */
+void mct_tally_desc_init(mct_tally_desc_t* desc);
+
+/** Creates a tally and its zeroed storage on the chosen backend.
+ * Returns SUCCESS; NULL_POINTER; INVALID_VALUE (bins out of range);
+ * UNKNOWN_METHOD / UNKNOWN_DTYPE / UNKNOWN_BACKEND; NOT_SUPPORTED (method cannot
+ * serve the type or backend); BACKEND_UNAVAILABLE (CUDA asked for, no GPU or not
+ * built with CUDA); TOO_LARGE or OUT_OF_MEMORY; CUDA_ERROR. On error *out is NULL. */
+mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc);
+
+/** Frees the tally; NULL is a no-op. */
+void mct_tally_destroy(mct_tally_t tally);
+
+/** The descriptor the tally was created from, with AUTO resolved. */
+mct_status_t mct_tally_get_desc(mct_tally_t tally, mct_tally_desc_t* desc);
+
+/** Human-readable name of the device ("NVIDIA H100 80GB HBM3", "CPU (4 OpenMP
+ * threads)", "mctally CPU emulation"), truncated to fit `size` bytes. */
+mct_status_t mct_tally_device_name(mct_tally_t tally, char* buf, size_t size);
+
+/** Sets the CUDA stream (a cudaStream_t) the tally's own kernels and copies use;
+ * ignored by the CPU backend. */
+mct_status_t mct_tally_set_stream(mct_tally_t tally, void* stream);
+
+/** Replicated method: reserves `nreplicas` private copies of the B bins, one for
+ * each thread of the kernels the caller will launch (thread r owns copy r).
+ * Returns TOO_LARGE when nreplicas*B copies cannot be held (the caller then
+ * launches fewer threads per batch), INVALID_STATE for other methods. */
+mct_status_t mct_tally_reserve_replicas(mct_tally_t tally, int64_t nreplicas);
+
+/** Largest replica count that fits in `fraction` (0..1] of the backend's free
+ * memory for this tally's B and type. */
+mct_status_t mct_tally_max_replicas(mct_tally_t tally, double fraction, int64_t* out);
+
+/** Fills `view` for kernels (see mct_tally_view_t). */
+mct_status_t mct_tally_view(mct_tally_t tally, mct_tally_view_t* view);
+
+/** Closes a batch of `histories` (> 0) histories: reduces replicas, folds the
+ * batch's bin sums into the statistics, zeroes the bins. Synchronizes with the
+ * tally's stream. Returns NONFINITE_VALUE when a bin of a float tally holds NaN
+ * or Inf (the batch is still folded, so the results show it), CUDA_ERROR or
+ * EMULATION_ERROR when a kernel that added into the tally failed. */
+mct_status_t mct_tally_end_batch(mct_tally_t tally, int64_t histories);
+
+/** Number of batches closed so far and histories over all of them. */
+mct_status_t mct_tally_counts(mct_tally_t tally, int64_t* batches, int64_t* histories);
+
+/** Per-bin mean per history over the batches (weighted by batch size) and its
+ * relative standard error from the spread of batch means, SE/|mean| (0 when
+ * the mean and SE are both 0; NaN with fewer than 2 batches). Either output may
+ * be NULL. INVALID_STATE when no batch is closed. */
+mct_status_t mct_tally_results(mct_tally_t tally, double* mean, double* rel_err);
+
+/** Per-bin raw sums over all batches, in double (exact for integer tallies up
+ * to 2^53). */
+mct_status_t mct_tally_sums(mct_tally_t tally, double* sums);
+
+/** Per-bin raw sums of an integer tally as exact 64-bit integers
+ * (NOT_SUPPORTED for float tallies). */
+mct_status_t mct_tally_sums_i64(mct_tally_t tally, int64_t* sums);
+
+/** Library version "MAJOR.MINOR.PATCH". */
+const char* mct_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCT_TALLY_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file mct_types.h  Value types, tally methods, backends and determinism levels. */
+#ifndef MCT_TYPES_H
+#define MCT_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mctally/mct_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Value type of a tally's bins. */
+typedef enum {
+    MCT_DTYPE_I32 = 0, /**< int32_t; exact, overflow is detected before a run */
+    MCT_DTYPE_U64 = 1, /**< uint64_t; exact */
+    MCT_DTYPE_F32 = 2, /**< float; rounds once a bin passes 2^24 units */
+    MCT_DTYPE_F64 = 3, /**< double */
+    MCT_DTYPE_COUNT
+} mct_dtype_t;
+
+/** How additions reach memory. Each method is documented in `mctally methods`
+ * and in docs/methods.md; the CLI and API names are the strings below. */
+typedef enum {
+    MCT_METHOD_ATOMIC = 0,       /**< one global atomic per contribution */
+    MCT_METHOD_SHARED = 1,       /**< block-private copy in shared memory, flushed once per block */
+    MCT_METHOD_WARP_REDUCE = 2,  /**< shuffle-reduce each warp, one atomic per warp */
+    MCT_METHOD_BLOCK_REDUCE = 3, /**< reduce each block, one atomic per block */
+    MCT_METHOD_REPLICATED = 4,   /**< private copy per thread, reduced after the kernel; no atomics */
+    MCT_METHOD_COUNT
+} mct_method_t;
+
+/** Where a tally lives and its kernels run. */
+typedef enum {
+    MCT_BACKEND_AUTO = 0,     /**< CUDA when a GPU is present, else CPU */
+    MCT_BACKEND_CPU = 1,      /**< OpenMP on the host */
+    MCT_BACKEND_CUDA = 2,     /**< an NVIDIA GPU */
+    MCT_BACKEND_EMULATED = 3, /**< the CUDA device source run on the host under lane emulation */
+    MCT_BACKEND_COUNT
+} mct_backend_t;
+
+/** What a method promises about the bits of its result (CUB's vocabulary, plus
+ * BITWISE for results that are also equal across GPUs and the CPU backend). */
+typedef enum {
+    MCT_NOT_GUARANTEED = 0, /**< float additions in an order that varies between runs */
+    MCT_RUN_TO_RUN = 1,     /**< identical bits on the same device and launch shape */
+    MCT_BITWISE = 2         /**< identical bits across runs, launch shapes, GPUs and the CPU */
+} mct_determinism_t;
+
+/** Parses a name ("f64", "block_reduce", "cuda", ...). Returns
+ * MCT_STATUS_UNKNOWN_DTYPE / _METHOD / _BACKEND for an unknown name and
+ * MCT_STATUS_NULL_POINTER for NULL arguments. */
+mct_status_t mct_dtype_from_name(const char* name, mct_dtype_t* out);
+mct_status_t mct_method_from_name(const char* name, mct_method_t* out);
+mct_status_t mct_backend_from_name(const char* name, mct_backend_t* out);
+
+/** Names of enumerators; "invalid" for values out of range. Never NULL. */
+const char* mct_dtype_name(mct_dtype_t dtype);
+const char* mct_method_name(mct_method_t method);
+const char* mct_backend_name(mct_backend_t backend);
+const char* mct_determinism_name(mct_determinism_t det);
+
+/** Size in bytes of one bin of the type, 0 for an invalid type. */
+size_t mct_dtype_size(mct_dtype_t dtype);
+
+/** One line of description of a method, for `mctally methods`. */
+const char* mct_method_summary(mct_method_t method);
+
+/** MCT_STATUS_SUCCESS when `method` can tally `dtype` on `backend`, else
+ * MCT_STATUS_NOT_SUPPORTED (or UNKNOWN_* for values out of range). AUTO is
+ * answered for the backend it would pick on a machine with a GPU. */
+mct_status_t mct_method_supports(mct_method_t method, mct_dtype_t dtype, mct_backend_t backend);
+
+/** The determinism `method` gives for `dtype`. Integer additions are exact and
+ * associative, so every method is BITWISE on integers (below overflow). */
+mct_determinism_t mct_method_determinism(mct_method_t method, mct_dtype_t dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCT_TYPES_H */

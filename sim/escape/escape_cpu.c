@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file escape_cpu.c  The escape problem on the CPU backend (OpenMP): the same
+ * three phases and the same random numbers as the GPU engine. A CPU has no warps
+ * or shared memory, so it serves the atomic and replicated methods (one replica
+ * per OpenMP thread); the tally refuses the others at creation. */
+#include <stdlib.h>
+
+#include "escape_engine.h"
+#include "escape_physics.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct {
+    mct_escape_photon_t* photons;
+    int32_t* events;
+} escape_cpu_t;
+
+static int cpu_thread_id(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+static void cpu_destroy(void* ctx) {
+    escape_cpu_t* c = ctx;
+    if (!c) return;
+    free(c->photons);
+    free(c->events);
+    free(c);
+}
+
+static mct_status_t cpu_create(void** ctx, int64_t chunk, int device) {
+    (void)device;
+    escape_cpu_t* c = calloc(1, sizeof *c);
+    *ctx = c;
+    if (!c) return MCT_STATUS_OUT_OF_MEMORY;
+    c->photons = malloc((size_t)chunk * sizeof *c->photons);
+    c->events = malloc((size_t)chunk * sizeof *c->events);
+    return (c->photons && c->events) ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+}
+
+static int64_t cpu_tally_threads(void* ctx, const mct_escape_params_t* p, int64_t n) {
+    (void)ctx, (void)p, (void)n;
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* The tally phase for one value type: atomic adds every escape to the bin;
+ * replicated counts in a private partial per thread and adds it to that
+ * thread's replica once. */
+#define MCT__ESCAPE_CPU_TALLY(T)                                                          \
+    do {                                                                                  \
+        T* bin = (T*)view.bins;                                                           \
+        _Pragma("omp parallel") {                                                         \
+            T partial = 0;                                                                \
+            _Pragma("omp for schedule(static)") for (int64_t i = 0; i < n; ++i) {         \
+                if (events[i] != MCT_ESCAPE_ESCAPED) continue;                            \
+                if (view.method == MCT_METHOD_ATOMIC) {                                   \
+                    _Pragma("omp atomic") bin[0] += (T)1;                                 \
+                } else {                                                                  \
+                    partial += (T)1;                                                      \
+                }                                                                         \
+            }                                                                             \
+            if (view.method == MCT_METHOD_REPLICATED)                                     \
+                ((T*)view.replicas)[(int64_t)cpu_thread_id() * view.nbins] += partial;    \
+        }                                                                                 \
+    } while (0)
+
+static mct_status_t cpu_run_chunk(void* ctx, const mct_escape_params_t* p, double p_escape, int64_t first, int64_t n,
+                                  mct_tally_t tally) {
+    escape_cpu_t* c = ctx;
+    mct_escape_photon_t* photons = c->photons;
+    int32_t* events = c->events;
+    mct_tally_view_t view;
+    mct_status_t st = mct_tally_view(tally, &view);
+    if (st) return st;
+    if (view.method != MCT_METHOD_ATOMIC && view.method != MCT_METHOD_REPLICATED) return MCT_STATUS_NOT_SUPPORTED;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) photons[i] = mct_escape_source((uint64_t)(first + i));
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) events[i] = mct_escape_transport(p->seed, photons[i], p_escape);
+    switch (view.dtype) {
+    case MCT_DTYPE_I32: MCT__ESCAPE_CPU_TALLY(int32_t); break;
+    case MCT_DTYPE_U64: MCT__ESCAPE_CPU_TALLY(uint64_t); break;
+    case MCT_DTYPE_F32: MCT__ESCAPE_CPU_TALLY(float); break;
+    case MCT_DTYPE_F64: MCT__ESCAPE_CPU_TALLY(double); break;
+    default: return MCT_STATUS_UNKNOWN_DTYPE;
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+const mct__escape_engine_t mct__escape_engine_cpu = {
+    cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_destroy,
+};

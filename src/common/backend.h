@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file backend.h  Internal interface every backend implements (memory, copies,
+ * replica reduction). The tally handle in tally.c is written once against it. */
+#ifndef MCT_BACKEND_H
+#define MCT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mctally/mct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    /** SUCCESS when the backend can run on `device`; writes its name. */
+    mct_status_t (*probe)(int device, char* name, size_t size);
+    mct_status_t (*mem_info)(int device, size_t* free_bytes, size_t* total_bytes);
+    mct_status_t (*alloc)(int device, size_t bytes, void** out);
+    void (*release)(void* ptr);
+    mct_status_t (*zero)(void* ptr, size_t bytes, void* stream);
+    /** Copies to host memory and waits for the stream: also where errors of
+     * earlier kernels on the stream surface. */
+    mct_status_t (*to_host)(void* dst, const void* src, size_t bytes, void* stream);
+    /** bins[k] += sum over r of replicas[r*nbins + k], in an order fixed by
+     * (nbins, nreplicas) alone; then zeroes the replicas. */
+    mct_status_t (*reduce_replicas)(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
+                                    mct_dtype_t dtype, void* stream);
+} mct__backend_ops_t;
+
+extern const mct__backend_ops_t mct__backend_cpu;
+extern const mct__backend_ops_t mct__backend_emulated;
+#if MCT_HAVE_CUDA
+extern const mct__backend_ops_t mct__backend_cuda;
+#endif
+
+/** The ops of a concrete backend, or NULL when it is not built in. */
+const mct__backend_ops_t* mct__backend_ops(mct_backend_t backend);
+
+/** Resolves AUTO: CUDA when built with CUDA and a device answers, else CPU. */
+mct_backend_t mct__backend_resolve(mct_backend_t backend, int device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCT_BACKEND_H */

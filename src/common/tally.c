@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file tally.c  The tally handle: creation, device views, batch folding and
+ * results. Written once against the backend interface (backend.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "mctally/mct_config.h"
+#include "mctally/mct_tally.h"
+
+#define MCT_MAX_BINS (INT64_C(1) << 31)
+
+struct mct_tally_s {
+    mct_tally_desc_t desc; /* AUTO resolved */
+    const mct__backend_ops_t* ops;
+    void* stream;
+    void* bins;     /* backend memory, B values of the current batch */
+    void* replicas; /* backend memory, nreplicas * B values */
+    int64_t nreplicas;
+    void* staging;  /* host copy of one batch's bins */
+    /* Per-bin batch statistics: West's weighted running mean and M2 of the
+     * per-history batch means, and exact raw sums. */
+    double* mean;
+    double* m2;
+    double* fsum;    /* float tallies */
+    int64_t* isum;   /* integer tallies */
+    int64_t batches;
+    int64_t histories;
+};
+
+void mct_tally_desc_init(mct_tally_desc_t* desc) {
+    if (!desc) return;
+    memset(desc, 0, sizeof *desc);
+    desc->bins = 1;
+    desc->dtype = MCT_DTYPE_F64;
+    desc->method = MCT_METHOD_ATOMIC;
+    desc->backend = MCT_BACKEND_AUTO;
+    desc->device = 0;
+}
+
+const char* mct_version(void) { return MCT_VERSION_STRING; }
+
+static int is_integer(mct_dtype_t d) { return d == MCT_DTYPE_I32 || d == MCT_DTYPE_U64; }
+
+static size_t bins_bytes(const mct_tally_t t) { return (size_t)t->desc.bins * mct_dtype_size(t->desc.dtype); }
+
+static mct_status_t validate_desc(const mct_tally_desc_t* d) {
+    if ((unsigned)d->method >= MCT_METHOD_COUNT) return MCT_STATUS_UNKNOWN_METHOD;
+    if ((unsigned)d->dtype >= MCT_DTYPE_COUNT) return MCT_STATUS_UNKNOWN_DTYPE;
+    if ((unsigned)d->backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
+    if (d->bins < 1 || d->bins > MCT_MAX_BINS || d->device < 0) return MCT_STATUS_INVALID_VALUE;
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t alloc_host_stats(mct_tally_t t) {
+    size_t n = (size_t)t->desc.bins;
+    t->staging = malloc(bins_bytes(t));
+    t->mean = calloc(n, sizeof(double));
+    t->m2 = calloc(n, sizeof(double));
+    if (is_integer(t->desc.dtype))
+        t->isum = calloc(n, sizeof(int64_t));
+    else
+        t->fsum = calloc(n, sizeof(double));
+    if (!t->staging || !t->mean || !t->m2 || (!t->isum && !t->fsum)) return MCT_STATUS_OUT_OF_MEMORY;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* Refuses tallies whose bins (backend memory) or statistics (host memory, 3
+ * doubles and one staged value per bin) cannot fit, before allocating any. On
+ * the CPU backend both live in the same memory. */
+static mct_status_t check_memory(const mct_tally_t t) {
+    size_t dev_free = 0, host_free = 0, total = 0;
+    mct_status_t st = t->ops->mem_info(t->desc.device, &dev_free, &total);
+    if (!st) st = mct__backend_cpu.mem_info(0, &host_free, &total);
+    if (st) return st;
+    const double host_need = (double)t->desc.bins * (3.0 * sizeof(double) + (double)mct_dtype_size(t->desc.dtype));
+    const double dev_need = (double)bins_bytes(t);
+    if (t->ops == &mct__backend_cpu) return host_need + dev_need > (double)host_free ? MCT_STATUS_TOO_LARGE : MCT_STATUS_SUCCESS;
+    return (host_need > (double)host_free || dev_need > (double)dev_free) ? MCT_STATUS_TOO_LARGE : MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
+    if (!out || !desc) return MCT_STATUS_NULL_POINTER;
+    *out = NULL;
+    mct_status_t st = validate_desc(desc);
+    if (st) return st;
+    mct_tally_desc_t d = *desc;
+    d.backend = mct__backend_resolve(d.backend, d.device);
+    if ((st = mct_method_supports(d.method, d.dtype, d.backend))) return st;
+    const mct__backend_ops_t* ops = mct__backend_ops(d.backend);
+    char name[8];
+    if (!ops || ops->probe(d.device, name, sizeof name) != MCT_STATUS_SUCCESS)
+        return MCT_STATUS_BACKEND_UNAVAILABLE;
+
+    mct_tally_t t = calloc(1, sizeof *t);
+    if (!t) return MCT_STATUS_OUT_OF_MEMORY;
+    t->desc = d;
+    t->ops = ops;
+    if ((st = check_memory(t))) goto fail;
+    if ((st = alloc_host_stats(t))) goto fail;
+    if ((st = ops->alloc(d.device, bins_bytes(t), &t->bins))) goto fail;
+    if ((st = ops->zero(t->bins, bins_bytes(t), t->stream))) goto fail;
+    *out = t;
+    return MCT_STATUS_SUCCESS;
+fail:
+    mct_tally_destroy(t);
+    return st;
+}
+
+void mct_tally_destroy(mct_tally_t t) {
+    if (!t) return;
+    if (t->ops) {
+        t->ops->release(t->bins);
+        t->ops->release(t->replicas);
+    }
+    free(t->staging);
+    free(t->mean);
+    free(t->m2);
+    free(t->fsum);
+    free(t->isum);
+    free(t);
+}
+
+mct_status_t mct_tally_get_desc(mct_tally_t t, mct_tally_desc_t* desc) {
+    if (!t || !desc) return MCT_STATUS_NULL_POINTER;
+    *desc = t->desc;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_device_name(mct_tally_t t, char* buf, size_t size) {
+    if (!t || !buf) return MCT_STATUS_NULL_POINTER;
+    if (size == 0) return MCT_STATUS_INVALID_VALUE;
+    return t->ops->probe(t->desc.device, buf, size);
+}
+
+mct_status_t mct_tally_set_stream(mct_tally_t t, void* stream) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    t->stream = stream;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_max_replicas(mct_tally_t t, double fraction, int64_t* out) {
+    if (!t || !out) return MCT_STATUS_NULL_POINTER;
+    if (!(fraction > 0.0 && fraction <= 1.0)) return MCT_STATUS_INVALID_VALUE;
+    size_t free_bytes = 0, total_bytes = 0;
+    mct_status_t st = t->ops->mem_info(t->desc.device, &free_bytes, &total_bytes);
+    if (st) return st;
+    /* Replicas already held count as free: reserving again replaces them. */
+    free_bytes += (size_t)t->nreplicas * bins_bytes(t);
+    *out = (int64_t)((double)free_bytes * fraction / (double)bins_bytes(t));
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_reserve_replicas(mct_tally_t t, int64_t nreplicas) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    if (t->desc.method != MCT_METHOD_REPLICATED) return MCT_STATUS_INVALID_STATE;
+    if (nreplicas < 1) return MCT_STATUS_INVALID_VALUE;
+    if (nreplicas <= t->nreplicas) return MCT_STATUS_SUCCESS;
+    int64_t limit = 0;
+    mct_status_t st = mct_tally_max_replicas(t, 0.9, &limit);
+    if (st) return st;
+    if (nreplicas > limit) return MCT_STATUS_TOO_LARGE;
+    /* Replicas hold no data between batches (end_batch zeroes them), so they
+     * can be replaced without a copy. */
+    t->ops->release(t->replicas);
+    t->replicas = NULL;
+    t->nreplicas = 0;
+    size_t bytes = (size_t)nreplicas * bins_bytes(t);
+    if ((st = t->ops->alloc(t->desc.device, bytes, &t->replicas))) return st;
+    if ((st = t->ops->zero(t->replicas, bytes, t->stream))) return st;
+    t->nreplicas = nreplicas;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_view(mct_tally_t t, mct_tally_view_t* v) {
+    if (!t || !v) return MCT_STATUS_NULL_POINTER;
+    v->bins = t->bins;
+    v->replicas = t->replicas;
+    v->nbins = t->desc.bins;
+    v->nreplicas = t->nreplicas;
+    v->dtype = t->desc.dtype;
+    v->method = t->desc.method;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* The value of bin k of the staged batch, as a double and (integers) exactly. */
+static double staged_value(const mct_tally_t t, int64_t k, int64_t* exact) {
+    switch (t->desc.dtype) {
+    case MCT_DTYPE_I32: *exact = ((const int32_t*)t->staging)[k]; return (double)*exact;
+    case MCT_DTYPE_U64: *exact = (int64_t)((const uint64_t*)t->staging)[k]; return (double)*exact;
+    case MCT_DTYPE_F32: return (double)((const float*)t->staging)[k];
+    default: return ((const double*)t->staging)[k];
+    }
+}
+
+static int fold_staged_batch(mct_tally_t t, int64_t histories) {
+    int nonfinite = 0;
+    double w = (double)histories, wsum = (double)(t->histories + histories);
+    for (int64_t k = 0; k < t->desc.bins; ++k) {
+        int64_t exact = 0;
+        double s = staged_value(t, k, &exact);
+        if (!isfinite(s)) nonfinite = 1;
+        if (t->isum)
+            t->isum[k] += exact;
+        else
+            t->fsum[k] += s;
+        double x = s / w, delta = x - t->mean[k];
+        t->mean[k] += delta * (w / wsum);
+        t->m2[k] += w * delta * (x - t->mean[k]);
+    }
+    t->batches += 1;
+    t->histories += histories;
+    return nonfinite;
+}
+
+mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    if (histories < 1) return MCT_STATUS_INVALID_VALUE;
+    mct_status_t st;
+    if (t->nreplicas > 0 &&
+        (st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, t->stream)))
+        return st;
+    if ((st = t->ops->to_host(t->staging, t->bins, bins_bytes(t), t->stream))) return st;
+    if ((st = t->ops->zero(t->bins, bins_bytes(t), t->stream))) return st;
+    return fold_staged_batch(t, histories) ? MCT_STATUS_NONFINITE_VALUE : MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_counts(mct_tally_t t, int64_t* batches, int64_t* histories) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    if (batches) *batches = t->batches;
+    if (histories) *histories = t->histories;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_results(mct_tally_t t, double* mean, double* rel_err) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    if (t->batches < 1) return MCT_STATUS_INVALID_STATE;
+    for (int64_t k = 0; k < t->desc.bins; ++k) {
+        double m = t->mean[k];
+        if (mean) mean[k] = m;
+        if (!rel_err) continue;
+        if (t->batches < 2) {
+            rel_err[k] = NAN;
+            continue;
+        }
+        /* Standard error of the mean from the weighted spread of batch means. */
+        double se = sqrt(t->m2[k] / (double)t->histories / (double)(t->batches - 1));
+        rel_err[k] = (se == 0.0 && m == 0.0) ? 0.0 : se / fabs(m);
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_sums(mct_tally_t t, double* sums) {
+    if (!t || !sums) return MCT_STATUS_NULL_POINTER;
+    for (int64_t k = 0; k < t->desc.bins; ++k) sums[k] = t->isum ? (double)t->isum[k] : t->fsum[k];
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_sums_i64(mct_tally_t t, int64_t* sums) {
+    if (!t || !sums) return MCT_STATUS_NULL_POINTER;
+    if (!t->isum) return MCT_STATUS_NOT_SUPPORTED;
+    memcpy(sums, t->isum, (size_t)t->desc.bins * sizeof(int64_t));
+    return MCT_STATUS_SUCCESS;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file cpu_backend.c  Host memory backend of the tally handle (OpenMP). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/backend.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static int cpu_threads(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static mct_status_t cpu_probe(int device, char* name, size_t size) {
+    (void)device;
+    snprintf(name, size, "CPU (%d OpenMP thread%s)", cpu_threads(), cpu_threads() == 1 ? "" : "s");
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t cpu_mem_info(int device, size_t* free_bytes, size_t* total_bytes) {
+    (void)device;
+    long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return MCT_STATUS_INTERNAL_ERROR;
+    *total_bytes = (size_t)pages * (size_t)page;
+    *free_bytes = (size_t)(avail > 0 ? avail : pages) * (size_t)page;
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t cpu_alloc(int device, size_t bytes, void** out) {
+    (void)device;
+    *out = NULL;
+    if (posix_memalign(out, 64, bytes ? bytes : 64) != 0) return MCT_STATUS_OUT_OF_MEMORY;
+    return MCT_STATUS_SUCCESS;
+}
+
+static void cpu_release(void* ptr) { free(ptr); }
+
+static mct_status_t cpu_zero(void* ptr, size_t bytes, void* stream) {
+    (void)stream;
+    memset(ptr, 0, bytes);
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t cpu_to_host(void* dst, const void* src, size_t bytes, void* stream) {
+    (void)stream;
+    memcpy(dst, src, bytes);
+    return MCT_STATUS_SUCCESS;
+}
+
+/* Each bin sums its replicas in replica order: the result depends only on the
+ * data, not on the number of OpenMP threads. */
+#define MCT__CPU_REDUCE(T)                                                        \
+    do {                                                                          \
+        T* b = (T*)bins;                                                          \
+        const T* r = (const T*)replicas;                                          \
+        _Pragma("omp parallel for schedule(static)") for (int64_t k = 0; k < nbins; ++k) { \
+            T s = b[k];                                                           \
+            for (int64_t i = 0; i < nreplicas; ++i) s += r[i * nbins + k];        \
+            b[k] = s;                                                             \
+        }                                                                         \
+    } while (0)
+
+static mct_status_t cpu_reduce_replicas(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
+                                        mct_dtype_t dtype, void* stream) {
+    switch (dtype) {
+    case MCT_DTYPE_I32: MCT__CPU_REDUCE(int32_t); break;
+    case MCT_DTYPE_U64: MCT__CPU_REDUCE(uint64_t); break;
+    case MCT_DTYPE_F32: MCT__CPU_REDUCE(float); break;
+    case MCT_DTYPE_F64: MCT__CPU_REDUCE(double); break;
+    default: return MCT_STATUS_UNKNOWN_DTYPE;
+    }
+    return cpu_zero(replicas, (size_t)(nbins * nreplicas) * mct_dtype_size(dtype), stream);
+}
+
+const mct__backend_ops_t mct__backend_cpu = {
+    cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_to_host, cpu_reduce_replicas,
+};

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file device_backend.cu  GPU memory backend of the tally handle. The same
+ * source builds the CUDA backend (nvcc) and the emulated backend (host C++ with
+ * MCT_EMULATED, see device_backend_emulated.cpp). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/backend.h"
+#include "device_check.cuh"
+#include "kernels/kernel_replicas.cuh"
+#include "mctally/device/mct_launch.cuh"
+
+#if MCT_IS_EMULATED
+#define MCT__DEVICE_BACKEND_OPS mct__backend_emulated
+#else
+#define MCT__DEVICE_BACKEND_OPS mct__backend_cuda
+#endif
+
+static mct_status_t device_probe(int device, char* name, size_t size) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || device >= count) {
+        cudaGetLastError(); /* clear the sticky "no device" error */
+        return MCT_STATUS_BACKEND_UNAVAILABLE;
+    }
+    cudaDeviceProp prop;
+    mct_status_t st = MCT_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    if (st) return st;
+    snprintf(name, size, "%s", prop.name);
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t device_mem_info(int device, size_t* free_bytes, size_t* total_bytes) {
+    mct_status_t st = MCT_CUDA_CHECK(cudaSetDevice(device));
+    return st ? st : MCT_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+}
+
+static mct_status_t device_alloc(int device, size_t bytes, void** out) {
+    *out = NULL;
+    mct_status_t st = MCT_CUDA_CHECK(cudaSetDevice(device));
+    if (st) return st;
+    st = MCT_CUDA_CHECK(cudaMalloc(out, bytes ? bytes : 256));
+    if (st) {
+        *out = NULL;
+        cudaGetLastError();
+    }
+    return st;
+}
+
+static void device_release(void* ptr) {
+    if (ptr) cudaFree(ptr);
+}
+
+static mct_status_t device_zero(void* ptr, size_t bytes, void* stream) {
+    return MCT_CUDA_CHECK(cudaMemsetAsync(ptr, 0, bytes, (cudaStream_t)stream));
+}
+
+static mct_status_t device_to_host(void* dst, const void* src, size_t bytes, void* stream) {
+    mct_status_t st = MCT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+    return st ? st : MCT_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream));
+}
+
+static int64_t div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int column_blocks(int64_t nbins) {
+    int64_t blocks = div_up(nbins, MCT_REPLICA_THREADS);
+    return (int)(blocks < 65535 ? blocks : 65535);
+}
+
+/* Few bins and many replicas go through per-block partial sums first, so the
+ * work spreads over the GPU; the chunking depends on (R, B) only. */
+template <typename T>
+static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, int64_t nreplicas, cudaStream_t stream) {
+    mct_status_t st = MCT_STATUS_SUCCESS;
+    if (nbins >= 4096 || nreplicas < 8192) {
+        MCT_LAUNCH(mct_kernel_replicas_by_column<T>, column_blocks(nbins), MCT_REPLICA_THREADS, 0, stream, bins,
+                   replicas, nbins, nreplicas);
+        return MCT_LAUNCH_CHECK();
+    }
+    int64_t parts = div_up(nreplicas, 8192);
+    if (parts > 4096) parts = 4096;
+    const int64_t rows = div_up(nreplicas, parts);
+    T* partial = NULL;
+    if ((st = MCT_CUDA_CHECK(cudaMalloc((void**)&partial, (size_t)(parts * nbins) * sizeof(T))))) return st;
+    MCT_LAUNCH(mct_kernel_replicas_partial<T>, (unsigned)parts, MCT_REPLICA_THREADS, 0, stream, partial, replicas,
+               nbins, nreplicas, rows);
+    st = MCT_LAUNCH_CHECK();
+    if (!st) {
+        MCT_LAUNCH(mct_kernel_replicas_by_column<T>, column_blocks(nbins), MCT_REPLICA_THREADS, 0, stream, bins,
+                   partial, nbins, parts);
+        st = MCT_LAUNCH_CHECK();
+    }
+    mct_status_t sync = MCT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cudaFree(partial);
+    return st ? st : sync;
+}
+
+static mct_status_t device_reduce_replicas(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
+                                           mct_dtype_t dtype, void* stream) {
+    cudaStream_t s = (cudaStream_t)stream;
+    mct_status_t st;
+    switch (dtype) {
+    case MCT_DTYPE_I32: st = reduce_replicas_typed((int32_t*)bins, (int32_t*)replicas, nbins, nreplicas, s); break;
+    case MCT_DTYPE_U64: st = reduce_replicas_typed((uint64_t*)bins, (uint64_t*)replicas, nbins, nreplicas, s); break;
+    case MCT_DTYPE_F32: st = reduce_replicas_typed((float*)bins, (float*)replicas, nbins, nreplicas, s); break;
+    case MCT_DTYPE_F64: st = reduce_replicas_typed((double*)bins, (double*)replicas, nbins, nreplicas, s); break;
+    default: return MCT_STATUS_UNKNOWN_DTYPE;
+    }
+    if (st) return st;
+    return device_zero(replicas, (size_t)(nbins * nreplicas) * mct_dtype_size(dtype), stream);
+}
+
+extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
+    device_probe, device_mem_info, device_alloc, device_release, device_zero, device_to_host, device_reduce_replicas,
+};

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file test_api_tally.c  The tally handle on the CPU backend: argument checks,
+ * batch statistics against a hand computation, replicas, integer sums. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <unistd.h>
+#include <stdlib.h>
+
+#include "mctally/mct.h"
+#include "test_assert.h"
+
+static mct_tally_t make(int64_t bins, mct_dtype_t dtype, mct_method_t method) {
+    mct_tally_desc_t d;
+    mct_tally_desc_init(&d);
+    d.bins = bins, d.dtype = dtype, d.method = method, d.backend = MCT_BACKEND_CPU;
+    mct_tally_t t = NULL;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    return t;
+}
+
+static void test_bad_arguments(void) {
+    mct_tally_desc_t d;
+    mct_tally_t t = (mct_tally_t)1;
+    mct_tally_desc_init(&d);
+    d.backend = MCT_BACKEND_CPU;
+    ASSERT_STATUS(mct_tally_create(NULL, &d), MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS(mct_tally_create(&t, NULL), MCT_STATUS_NULL_POINTER);
+    d.bins = 0;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_INVALID_VALUE);
+    ASSERT_TRUE(t == NULL);
+    d.bins = (INT64_C(1) << 31) + 1;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_INVALID_VALUE);
+    d.bins = 1;
+    d.method = (mct_method_t)99;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_UNKNOWN_METHOD);
+    d.method = MCT_METHOD_SHARED;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_NOT_SUPPORTED);
+    d.method = MCT_METHOD_ATOMIC;
+    d.dtype = (mct_dtype_t)7;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_UNKNOWN_DTYPE);
+    /* A tally larger than the machine's memory is refused up front. */
+    d.dtype = MCT_DTYPE_F64;
+    d.bins = INT64_C(1) << 31;
+    /* 2^31 f64 bins need 2^31 * 40 bytes (bins, statistics, staging), over the
+     * memory of the machines this runs on; where a machine has that much free,
+     * the check is skipped rather than allocating it. */
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if ((double)pages * (double)page < 40.0 * (double)d.bins) {
+        ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_TOO_LARGE);
+        ASSERT_TRUE(t == NULL);
+    }
+    mct_tally_destroy(NULL);
+}
+
+static void test_batch_statistics(void) {
+    mct_tally_t t = make(2, MCT_DTYPE_F64, MCT_METHOD_ATOMIC);
+    double mean[2], rel[2];
+    ASSERT_STATUS(mct_tally_results(t, mean, rel), MCT_STATUS_INVALID_STATE);
+    ASSERT_STATUS(mct_tally_end_batch(t, 0), MCT_STATUS_INVALID_VALUE);
+    /* Batch sums of bin 0 over 100 histories each: 10, 12, 14, 16 -> batch
+     * means 0.10 .. 0.16, mean 0.13, SE = sqrt(sum (x - 0.13)^2 / (4 * 3)). */
+    const double sums[4] = {10, 12, 14, 16};
+    for (int b = 0; b < 4; ++b) {
+        mct_tally_view_t v;
+        ASSERT_STATUS(mct_tally_view(t, &v), MCT_STATUS_SUCCESS);
+        ((double*)v.bins)[0] = sums[b];
+        ASSERT_STATUS(mct_tally_end_batch(t, 100), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_F64(((double*)v.bins)[0], 0.0); /* zeroed for the next batch */
+    }
+    ASSERT_STATUS(mct_tally_results(t, mean, rel), MCT_STATUS_SUCCESS);
+    const double se = sqrt((0.03 * 0.03 + 0.01 * 0.01 + 0.01 * 0.01 + 0.03 * 0.03) / 12.0);
+    ASSERT_NEAR_F64(mean[0], 0.13, 1e-15);
+    ASSERT_NEAR_F64(rel[0], se / 0.13, 1e-12);
+    ASSERT_EQ_F64(mean[1], 0.0);
+    ASSERT_EQ_F64(rel[1], 0.0);
+    double total[2];
+    ASSERT_STATUS(mct_tally_sums(t, total), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_F64(total[0], 52.0);
+    int64_t exact[2];
+    ASSERT_STATUS(mct_tally_sums_i64(t, exact), MCT_STATUS_NOT_SUPPORTED);
+    int64_t batches, histories;
+    mct_tally_counts(t, &batches, &histories);
+    ASSERT_EQ_I64(batches, 4);
+    ASSERT_EQ_I64(histories, 400);
+    mct_tally_destroy(t);
+}
+
+static void test_single_batch_has_no_error(void) {
+    mct_tally_t t = make(1, MCT_DTYPE_I32, MCT_METHOD_ATOMIC);
+    mct_tally_view_t v;
+    mct_tally_view(t, &v);
+    ((int32_t*)v.bins)[0] = 7;
+    ASSERT_STATUS(mct_tally_end_batch(t, 10), MCT_STATUS_SUCCESS);
+    double mean, rel;
+    mct_tally_results(t, &mean, &rel);
+    ASSERT_EQ_F64(mean, 0.7);
+    ASSERT_TRUE(isnan(rel));
+    int64_t exact;
+    ASSERT_STATUS(mct_tally_sums_i64(t, &exact), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(exact, 7);
+    mct_tally_destroy(t);
+}
+
+static void test_replicas(void) {
+    mct_tally_t atomic = make(1, MCT_DTYPE_U64, MCT_METHOD_ATOMIC);
+    ASSERT_STATUS(mct_tally_reserve_replicas(atomic, 4), MCT_STATUS_INVALID_STATE);
+    mct_tally_destroy(atomic);
+
+    mct_tally_t t = make(3, MCT_DTYPE_U64, MCT_METHOD_REPLICATED);
+    ASSERT_STATUS(mct_tally_reserve_replicas(t, 0), MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(mct_tally_reserve_replicas(t, INT64_C(1) << 62), MCT_STATUS_TOO_LARGE);
+    ASSERT_STATUS(mct_tally_reserve_replicas(t, 5), MCT_STATUS_SUCCESS);
+    mct_tally_view_t v;
+    mct_tally_view(t, &v);
+    ASSERT_EQ_I64(v.nreplicas, 5);
+    uint64_t* rep = v.replicas;
+    for (int r = 0; r < 5; ++r)
+        for (int k = 0; k < 3; ++k) rep[r * 3 + k] = (uint64_t)(r + 10 * k);
+    ((uint64_t*)v.bins)[2] = 1000;
+    ASSERT_STATUS(mct_tally_end_batch(t, 1), MCT_STATUS_SUCCESS);
+    int64_t sums[3];
+    mct_tally_sums_i64(t, sums);
+    ASSERT_EQ_I64(sums[0], 0 + 1 + 2 + 3 + 4);
+    ASSERT_EQ_I64(sums[1], (0 + 1 + 2 + 3 + 4) + 10 * 5);
+    ASSERT_EQ_I64(sums[2], 1000 + (0 + 1 + 2 + 3 + 4) + 20 * 5);
+    for (int i = 0; i < 15; ++i) ASSERT_EQ_U64(rep[i], 0); /* replicas zeroed */
+    mct_tally_destroy(t);
+}
+
+static void test_nonfinite(void) {
+    mct_tally_t t = make(1, MCT_DTYPE_F32, MCT_METHOD_ATOMIC);
+    mct_tally_view_t v;
+    mct_tally_view(t, &v);
+    ((float*)v.bins)[0] = NAN;
+    ASSERT_STATUS(mct_tally_end_batch(t, 1), MCT_STATUS_NONFINITE_VALUE);
+    double mean;
+    mct_tally_results(t, &mean, NULL);
+    ASSERT_TRUE(isnan(mean));
+    mct_tally_destroy(t);
+}
+
+int main(void) {
+    test_bad_arguments();
+    test_batch_statistics();
+    test_single_batch_has_no_error();
+    test_replicas();
+    test_nonfinite();
+    return 0;
+}

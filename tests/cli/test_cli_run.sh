@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The CLI end to end: a good run writes result.json with the fields the README
+# promises; the emulated backend gives the CPU's integer count; every kind of
+# bad input gives one clear message, a non-zero exit and no result file.
+set -u
+MCT=$1
+EXAMPLE=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_error NAME PATTERN ARGS...: non-zero exit, PATTERN in stderr, nothing written.
+expect_error() {
+    local name=$1 pattern=$2
+    shift 2
+    local out="$work/out_$name"
+    if "$MCT" "$@" --out "$out" >"$work/stdout" 2>"$work/stderr"; then
+        fail "$name: exit 0"
+    elif ! grep -q -- "$pattern" "$work/stderr"; then
+        fail "$name: message lacks '$pattern': $(cat "$work/stderr")"
+    elif [ -e "$out/result.json" ]; then
+        fail "$name: result.json written"
+    elif [ "$(wc -l <"$work/stderr")" -ne 1 ]; then
+        fail "$name: expected one line of error, got: $(cat "$work/stderr")"
+    else
+        echo "ok: $name -> $(cat "$work/stderr")"
+    fi
+}
+
+ini() { # ini FILE: writes a problem file from stdin
+    cat >"$work/$1"
+}
+
+ini good.ini <<'INI'
+[problem]
+type = escape
+histories = 20000
+seed = 5
+batches = 4
+[tally]
+method = atomic
+dtype = i32
+[escape]
+thickness_m = 100
+INI
+
+# A good run, and the same seed through the emulated backend and another method.
+"$MCT" run "$work/good.ini" --backend cpu --out "$work/cpu" >/dev/null || fail "cpu run failed"
+"$MCT" run "$work/good.ini" --backend emulated --method warp_reduce --out "$work/emu" >/dev/null || fail "emulated run failed"
+for key in problem backend device method dtype histories seed batches seconds tallies mean rel_err total \
+           fraction std_error analytic; do
+    grep -q "\"$key\"" "$work/cpu/result.json" || fail "result.json lacks $key"
+done
+count() { grep -o '"escapes":[[:space:]]*[0-9.e+]*' "$1" | grep -o '[0-9.e+]*$'; }
+[ -n "$(count "$work/cpu/result.json")" ] || fail "no escape count"
+[ "$(count "$work/cpu/result.json")" = "$(count "$work/emu/result.json")" ] ||
+    fail "cpu and emulated counts differ: $(count "$work/cpu/result.json") vs $(count "$work/emu/result.json")"
+grep -q '"backend":[[:space:]]*"emulated"' "$work/emu/result.json" || fail "emulated run not recorded as emulated"
+"$MCT" run "$work/good.ini" --backend cpu --histories 1e3 --batches 2 --seed 9 --dtype f64 --out "$work/over" >/dev/null ||
+    fail "overrides run failed"
+grep -q '"histories":[[:space:]]*1000' "$work/over/result.json" || fail "--histories did not override"
+grep -q '"dtype":[[:space:]]*"f64"' "$work/over/result.json" || fail "--dtype did not override"
+"$MCT" run "$EXAMPLE" --backend cpu --histories 100000 --out "$work/example" >/dev/null || fail "example failed"
+
+# Bad input.
+expect_error missing_file "cannot open problem file" run "$work/nope.ini"
+expect_error no_file "missing problem file" run
+ini unknown_key.ini <<'INI'
+[problem]
+type = escape
+colour = blue
+INI
+expect_error unknown_key "unknown key" run "$work/unknown_key.ini"
+ini unknown_section.ini <<'INI'
+[problem]
+type = escape
+[geometry]
+INI
+expect_error unknown_section "unknown section \[geometry\]" run "$work/unknown_section.ini"
+ini bad_method.ini <<'INI'
+[problem]
+type = escape
+[tally]
+method = magic
+INI
+expect_error unknown_method "unknown method" run "$work/bad_method.ini"
+ini bad_type.ini <<'INI'
+[problem]
+type = escape
+[tally]
+dtype = f16
+INI
+expect_error unknown_dtype "unknown type" run "$work/bad_type.ini"
+ini negative.ini <<'INI'
+[problem]
+type = escape
+[escape]
+thickness_m = -3
+INI
+expect_error negative_thickness "expected a number >= 0" run "$work/negative.ini"
+ini text.ini <<'INI'
+[problem]
+type = escape
+histories = many
+INI
+expect_error non_numeric "expected a whole number" run "$work/text.ini"
+ini notype.ini <<'INI'
+[problem]
+histories = 10
+INI
+expect_error missing_type "missing \[problem\] type" run "$work/notype.ini"
+ini syntax.ini <<'INI'
+[problem]
+type = escape
+this line is not ini
+INI
+expect_error bad_syntax "not valid INI syntax" run "$work/syntax.ini"
+expect_error cpu_cannot_warp "cannot serve" run "$work/good.ini" --backend cpu --method shared
+expect_error bad_flag "unknown option" run "$work/good.ini" --colour red
+expect_error bad_backend "unknown backend" run "$work/good.ini" --backend tpu
+expect_error negative_seed "expected a whole number" run "$work/good.ini" --seed -4
+expect_error zero_histories "expected a whole number >= 1" run "$work/good.ini" --histories 0
+expect_error fewer_histories "must be at least batches" run "$work/good.ini" --histories 3 --batches 4
+expect_error i32_overflow "exceed the range of i32" run "$work/good.ini" --backend cpu --histories 5e9 --batches 1
+expect_error unknown_command "unknown command" frobnicate
+"$MCT" methods | grep -q "block_reduce" || fail "methods lacks block_reduce"
+"$MCT" --version | grep -q "mctally " || fail "--version"
+"$MCT" --help | grep -q "usage" || fail "--help"
+"$MCT" run --help | grep -q "usage" || fail "run --help"
+
+echo "cli: $failures failure(s)"
+[ "$failures" -eq 0 ]

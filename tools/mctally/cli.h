@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file cli.h  Internal interfaces of the mctally command-line tool. */
+#ifndef MCT_CLI_H
+#define MCT_CLI_H
+
+#include <stdint.h>
+
+#include "escape.h"
+#include "mctally/mct.h"
+
+/** A problem file after parsing, before command-line overrides. */
+typedef struct {
+    char type[32];
+    int64_t histories;
+    uint64_t seed;
+    int64_t batches;
+    mct_method_t method;
+    mct_dtype_t dtype;
+    mct_escape_params_t escape;
+} mct_cli_config_t;
+
+/** Prints "mctally: <message>" to stderr; returns 1 (the exit code of errors). */
+int mct_cli_error(const char* fmt, ...);
+
+/** Reads and checks a problem file; prints one clear message and returns
+ * non-zero on the first problem found. */
+int mct_cli_config_load(const char* path, mct_cli_config_t* cfg);
+
+/** Parses whole numbers: a decimal integer or an exactly integral value in
+ * scientific notation ("1e8"); 0 on success. */
+int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out);
+int mct_cli_parse_u64(const char* text, uint64_t* out);
+int mct_cli_parse_f64(const char* text, double min, double* out);
+
+int mct_cli_run(int argc, char** argv);
+int mct_cli_methods(int argc, char** argv);
+int mct_cli_bench(int argc, char** argv);
+
+#endif /* MCT_CLI_H */

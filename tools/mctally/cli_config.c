@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file cli_config.c  Problem files (INI, read with inih): keys, defaults and
+ * validation, one clear message for the first problem found. */
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+    mct_cli_config_t* cfg;
+    const char* path;
+    char error[512];
+    int have_type;
+} load_ctx_t;
+
+int mct_cli_parse_f64(const char* text, double min, double* out) {
+    char* end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v) || v < min) return 1;
+    *out = v;
+    return 0;
+}
+
+int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out) {
+    char* end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end != text && *end == '\0' && errno == 0) {
+        if (v < min || v > max) return 1;
+        *out = v;
+        return 0;
+    }
+    /* "1e8": accepted when it is exactly a whole number in range. */
+    double d;
+    if (mct_cli_parse_f64(text, (double)min, &d) || d > (double)max || d != floor(d) || d > 9007199254740992.0)
+        return 1;
+    *out = (int64_t)d;
+    return 0;
+}
+
+int mct_cli_parse_u64(const char* text, uint64_t* out) {
+    char* end = NULL;
+    errno = 0;
+    if (text[0] == '-' || text[0] == '\0') return 1;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end != '\0' || errno == ERANGE) return 1;
+    *out = v;
+    return 0;
+}
+
+static int fail(load_ctx_t* c, const char* section, const char* key, const char* value, const char* why) {
+    snprintf(c->error, sizeof c->error, "[%s] %s = %s: %s", section, key, value, why);
+    return 0;
+}
+
+static int set_problem(load_ctx_t* c, const char* key, const char* value) {
+    mct_cli_config_t* cfg = c->cfg;
+    if (!strcmp(key, "type")) {
+        if (strcmp(value, "escape") != 0) return fail(c, "problem", key, value, "unknown problem (known: escape)");
+        snprintf(cfg->type, sizeof cfg->type, "%s", value);
+        c->have_type = 1;
+        return 1;
+    }
+    if (!strcmp(key, "histories"))
+        return mct_cli_parse_i64(value, 1, INT64_MAX, &cfg->histories) ? fail(c, "problem", key, value, "expected a whole number >= 1") : 1;
+    if (!strcmp(key, "batches"))
+        return mct_cli_parse_i64(value, 1, INT64_MAX, &cfg->batches) ? fail(c, "problem", key, value, "expected a whole number >= 1") : 1;
+    if (!strcmp(key, "seed"))
+        return mct_cli_parse_u64(value, &cfg->seed) ? fail(c, "problem", key, value, "expected a whole number 0 .. 2^64-1") : 1;
+    return fail(c, "problem", key, value, "unknown key (known: type, histories, seed, batches)");
+}
+
+static int set_tally(load_ctx_t* c, const char* key, const char* value) {
+    if (!strcmp(key, "method"))
+        return mct_method_from_name(value, &c->cfg->method) ? fail(c, "tally", key, value, "unknown method (see: mctally methods)") : 1;
+    if (!strcmp(key, "dtype"))
+        return mct_dtype_from_name(value, &c->cfg->dtype) ? fail(c, "tally", key, value, "unknown type (known: i32, u64, f32, f64)") : 1;
+    return fail(c, "tally", key, value, "unknown key (known: method, dtype)");
+}
+
+static int set_escape(load_ctx_t* c, const char* key, const char* value) {
+    mct_escape_params_t* e = &c->cfg->escape;
+    int64_t v;
+    if (!strcmp(key, "thickness_m"))
+        return mct_cli_parse_f64(value, 0.0, &e->thickness_m) ? fail(c, "escape", key, value, "expected a number >= 0") : 1;
+    if (!strcmp(key, "sigma_per_m")) {
+        if (mct_cli_parse_f64(value, 0.0, &e->sigma_per_m) || e->sigma_per_m <= 0.0)
+            return fail(c, "escape", key, value, "expected a number > 0");
+        return 1;
+    }
+    if (!strcmp(key, "block_size")) {
+        if (mct_cli_parse_i64(value, 1, 1024, &v)) return fail(c, "escape", key, value, "expected a whole number 1 .. 1024");
+        e->block_size = (int)v;
+        return 1;
+    }
+    if (!strcmp(key, "launch")) {
+        if (!strcmp(value, "paper")) e->launch = MCT_ESCAPE_LAUNCH_PAPER;
+        else if (!strcmp(value, "full")) e->launch = MCT_ESCAPE_LAUNCH_FULL;
+        else return fail(c, "escape", key, value, "expected paper or full");
+        return 1;
+    }
+    return fail(c, "escape", key, value, "unknown key (known: thickness_m, sigma_per_m, block_size, launch)");
+}
+
+static int on_key(void* user, const char* section, const char* key, const char* value) {
+    load_ctx_t* c = user;
+    if (!strcmp(section, "problem")) return set_problem(c, key, value);
+    if (!strcmp(section, "tally")) return set_tally(c, key, value);
+    if (!strcmp(section, "escape")) return set_escape(c, key, value);
+    if (!section[0]) return fail(c, "", key, value, "key outside any section");
+    snprintf(c->error, sizeof c->error, "unknown section [%s] (known: problem, tally, escape)", section);
+    return 0;
+}
+
+/* inih reports sections only through their keys, so an empty unknown section
+ * would pass unseen; check the section headers first. */
+static int check_sections(FILE* f, char* error, size_t size) {
+    char line[1024];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        ++lineno;
+        char* s = line + strspn(line, " \t");
+        if (*s != '[') continue;
+        char* end = strchr(s, ']');
+        if (!end) {
+            snprintf(error, size, "line %d: section header without ']'", lineno);
+            return 1;
+        }
+        *end = '\0';
+        if (strcmp(s + 1, "problem") && strcmp(s + 1, "tally") && strcmp(s + 1, "escape")) {
+            snprintf(error, size, "line %d: unknown section [%s] (known: problem, tally, escape)", lineno, s + 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->histories = 1000000;
+    cfg->seed = 1;
+    cfg->batches = 10;
+    cfg->method = MCT_METHOD_ATOMIC;
+    cfg->dtype = MCT_DTYPE_F64;
+    mct_escape_params_init(&cfg->escape);
+
+    FILE* f = fopen(path, "r");
+    if (!f) return mct_cli_error("cannot open problem file '%s': %s", path, strerror(errno));
+    load_ctx_t c = {cfg, path, "", 0};
+    if (check_sections(f, c.error, sizeof c.error)) {
+        fclose(f);
+        return mct_cli_error("%s: %s", path, c.error);
+    }
+    rewind(f);
+    int line = ini_parse_file(f, on_key, &c);
+    fclose(f);
+    if (line != 0) {
+        if (c.error[0]) return mct_cli_error("%s:%d: %s", path, line, c.error);
+        return mct_cli_error("%s:%d: not valid INI syntax", path, line);
+    }
+    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: escape)", path);
+    return 0;
+}

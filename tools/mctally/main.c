@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file main.c  Entry point of the `mctally` command: dispatches sub-commands. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: mctally <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run FILE.ini [--backend auto|cpu|cuda|emulated] [--method M] [--dtype T]\n"
+    "               [--histories N] [--seed S] [--batches B] [--out DIR]\n"
+    "                       run a Monte Carlo problem, write DIR/result.json\n"
+    "  methods              list tally methods, their types, determinism and backends\n"
+    "  bench SUITE [--out FILE.json] [options]\n"
+    "                       run a benchmark suite on the GPU (suites: escape)\n"
+    "\n"
+    "  --help               this text (also after a command: mctally run --help)\n"
+    "  --version            print the version\n";
+
+int mct_cli_error(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mctally: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 1;
+    }
+    const char* cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("mctally %s\n", mct_version());
+        return 0;
+    }
+    if (!strcmp(cmd, "run")) return mct_cli_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "methods")) return mct_cli_methods(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bench")) return mct_cli_bench(argc - 2, argv + 2);
+    mct_cli_error("unknown command '%s' (try: mctally --help)", cmd);
+    return 1;
+}
