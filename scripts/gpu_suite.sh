@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The GPU suite, in one call: build for the local GPU, run every test on the
+# hardware, the CUDA tests and the CLI under compute-sanitizer (memcheck and
+# racecheck), the cross-backend count check, then the benchmarks. Results go to
+# $OUT (default ./gpu-suite-out): ctest and sanitizer logs, bench_escape.json and
+# a summary, suite.json.
+# Dependencies: cJSON and inih. Where no package registry is reachable, put their
+# Debian packages (.deb) in .deps/ and they are unpacked under /tmp/mct-deps.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-suite-out}
+mkdir -p "$OUT"
+BUILD=${BUILD:-build-gpu}
+log() { echo "== $*" | tee -a "$OUT/suite.log"; }
+status=0
+declare -A results
+
+if ls .deps/*.deb >/dev/null 2>&1; then
+  for f in .deps/*.deb; do dpkg -x "$f" /tmp/mct-deps; done
+  export CMAKE_PREFIX_PATH=/tmp/mct-deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+  export LD_LIBRARY_PATH=$(ls -d /tmp/mct-deps/usr/lib/*-linux-gnu | head -1)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+
+step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
+  local name=$1; shift
+  log "$name: $*"
+  if "$@" >"$OUT/$name.log" 2>&1; then results[$name]=pass; else results[$name]=FAIL; status=1; fi
+  log "$name: ${results[$name]}"
+  tail -n 5 "$OUT/$name.log"
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90}
+step build cmake --build "$BUILD" -j "$(nproc)"
+step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
+MCT="$BUILD/tools/mctally/mctally"
+SAN="compute-sanitizer --error-exitcode 9"
+for tool in memcheck racecheck; do
+  step "sanitize_${tool}_block_counter" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/test_block_counter_cuda"
+  step "sanitize_${tool}_rng" $SAN --tool $tool "$BUILD/tests/kat/test_rng_kat_cuda" tests/kat/rng_kat_vectors.txt
+  for m in atomic shared warp_reduce block_reduce replicated; do
+    step "sanitize_${tool}_escape_$m" $SAN --tool $tool "$MCT" run examples/escape.ini --backend cuda --method $m \
+      --histories 200000 --out "/tmp/mct-san-$m"
+  done
+done
+
+# The same seed gives the same integer count on cpu, emulated and cuda.
+cross_check() {
+  local counts=""
+  for b in cpu emulated cuda; do
+    "$MCT" run examples/escape.ini --backend $b --method $([ $b = cpu ] && echo atomic || echo warp_reduce) \
+      --dtype i32 --histories 300000 --out "/tmp/mct-cross-$b" || return 1
+    counts="$counts $(grep -o '"escapes":[[:space:]]*[0-9.e+]*' /tmp/mct-cross-$b/result.json | grep -o '[0-9.e+]*$')"
+  done
+  echo "counts:$counts"
+  [ "$(echo $counts | tr ' ' '\n' | sort -u | wc -l)" -eq 1 ]
+}
+step cross_backend cross_check
+step example "$MCT" run examples/escape.ini --out "$OUT/example"
+step bench_escape env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  "$MCT" bench escape --out "$OUT/bench_escape.json"
+
+{
+  echo "{"
+  echo "  \"gpu\": \"$(head -1 "$OUT/gpu.txt")\","
+  echo "  \"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\","
+  echo "  \"nvcc\": \"$(nvcc --version | tail -1)\","
+  echo "  \"steps\": {"
+  first=1
+  for k in "${!results[@]}"; do
+    [ $first = 1 ] || echo ","
+    printf '    "%s": "%s"' "$k" "${results[$k]}"
+    first=0
+  done
+  echo ""
+  echo "  }"
+  echo "}"
+} >"$OUT/suite.json"
+log "suite: $([ $status = 0 ] && echo PASS || echo FAIL)"
+for k in "${!results[@]}"; do echo "$k ${results[$k]}"; done | sort
+exit $status
