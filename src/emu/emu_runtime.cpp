@@ -376,9 +376,9 @@ bool block_runner::decide_barrier() {
         if (!first) {
             first = &ln;
             op = ln.op;
-        } else if (ln.op != op) {
-            L.error(strprintf("%s: threads of one barrier disagree: %s, and %s at %s",
-                              where(ln).c_str(), site(*first).c_str(), where(ln).c_str(),
+        } else if (ln.op != op && op != -1) { /* reported once per barrier */
+            L.error(strprintf("%s: threads of one barrier disagree: %s, but %s is at %s",
+                              where(*first).c_str(), site(*first).c_str(), where(ln).c_str(),
                               site(ln).c_str()));
             op = -1;
         }

@@ -66,6 +66,24 @@ __global__ void kind_mismatch_kernel(int* out) {
         out[lane] = (int)__ballot_sync(0xffffffffu, 1);
 }
 
+/* Two halves of a warp meet at one shuffle, each naming the other, with different
+ * masks: the rendezvous can never be decided. */
+__global__ void mask_mismatch_kernel(int* out) {
+    int lane = threadIdx.x % 32;
+    if (lane < 16)
+        out[lane] = __shfl_sync(0xffffffffu, lane, 0);
+    else
+        out[lane] = __shfl_sync(0xfffffffeu, lane, 1);
+}
+
+/* Warp 0 waits at __syncthreads, warp 1 at __syncthreads_count: one barrier, two kinds. */
+__global__ void barrier_kind_kernel(int* out) {
+    if (threadIdx.x < 32)
+        __syncthreads();
+    else
+        out[threadIdx.x] = __syncthreads_count(1);
+}
+
 __global__ void bad_width_kernel(int* out) {
     out[threadIdx.x] = __shfl_sync(0xffffffffu, (int)threadIdx.x, 1, 12);
 }
@@ -117,6 +135,14 @@ int main(void) {
 
     MCT_LAUNCH(kind_mismatch_kernel, 1, 32, 0, 0, d);
     EXPECT_LAUNCH_FAILS("disagree", "__shfl_sync", "__ballot_sync");
+    check_recovers(d);
+
+    MCT_LAUNCH(mask_mismatch_kernel, 1, 32, 0, 0, d);
+    EXPECT_LAUNCH_FAILS("deadlock", "with a different mask 0xfffffffe");
+    check_recovers(d);
+
+    MCT_LAUNCH(barrier_kind_kernel, 1, 64, 0, 0, d);
+    EXPECT_LAUNCH_FAILS("barrier disagree", "__syncthreads_count");
     check_recovers(d);
 
     MCT_LAUNCH(bad_width_kernel, 1, 32, 0, 0, d);

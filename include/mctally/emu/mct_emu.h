@@ -63,6 +63,26 @@
 struct uint3 {
     unsigned int x, y, z;
 };
+inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
+
+/* The CUDA vector types kernels commonly use, with CUDA's sizes and alignments. */
+#define MCT__EMU_VEC2(T, name, al)                                                      \
+    struct __attribute__((aligned(al))) name { T x, y; };                               \
+    inline name make_##name(T x, T y) { return name{x, y}; }
+#define MCT__EMU_VEC4(T, name, al)                                                      \
+    struct __attribute__((aligned(al))) name { T x, y, z, w; };                         \
+    inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
+MCT__EMU_VEC2(int, int2, 8)
+MCT__EMU_VEC2(unsigned int, uint2, 8)
+MCT__EMU_VEC2(float, float2, 8)
+MCT__EMU_VEC2(double, double2, 16)
+MCT__EMU_VEC2(long long, longlong2, 16)
+MCT__EMU_VEC2(unsigned long long, ulonglong2, 16)
+MCT__EMU_VEC4(int, int4, 16)
+MCT__EMU_VEC4(unsigned int, uint4, 16)
+MCT__EMU_VEC4(float, float4, 16)
+#undef MCT__EMU_VEC2
+#undef MCT__EMU_VEC4
 
 struct dim3 {
     unsigned int x, y, z;
@@ -347,7 +367,8 @@ inline long long clock64(void) { return mct__emu_clock64(); }
 
 template <class T>
 inline T mct__emu_cas(T* a, T expected, T desired) {
-    T old = *a; if (old == expected) { for (volatile int i = 0; i < 50; ++i) {} *a = desired; } return old;
+    __atomic_compare_exchange_n(a, &expected, desired, false, MCT__EMU_AO, MCT__EMU_AO);
+    return expected;
 }
 /** Applies f to *a atomically through a compare-and-swap on the bits, as float and
  * double atomics must (comparing bits means a NaN cannot make the loop spin). */
@@ -577,6 +598,11 @@ template <class T>
 inline mct_emu_error_t mct_emu_malloc_host(T** p, size_t bytes) {
     return mct_emu_malloc_host(reinterpret_cast<void**>(p), bytes);
 }
+template <class T>
+inline mct_emu_error_t mct_emu_malloc_managed(T** p, size_t bytes, unsigned flags = 1) {
+    (void)flags;
+    return mct_emu_malloc(reinterpret_cast<void**>(p), bytes);
+}
 template <class F>
 inline mct_emu_error_t mct_emu_func_set_attribute(F*, int, int) { return mct_emu_success; }
 template <class T>
@@ -629,7 +655,7 @@ inline mct_emu_error_t mct_emu_occupancy_max_blocks(int* n, F*, int block, size_
 #define cudaPeekAtLastError mct_emu_peek_at_last_error
 #define cudaMalloc mct_emu_malloc
 #define cudaMallocHost mct_emu_malloc_host
-#define cudaMallocManaged(p, n, ...) mct_emu_malloc((p), (n))
+#define cudaMallocManaged mct_emu_malloc_managed
 #define cudaFree mct_emu_free
 #define cudaFreeHost mct_emu_free
 #define cudaMemcpy mct_emu_memcpy
