@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# cmake --install into a scratch prefix, then build a program against it twice:
+# through the CMake package and through pkg-config.
+set -eu
+BUILD=$1
+SRC=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$BUILD" --prefix "$work/prefix" >/dev/null
+test -x "$work/prefix/bin/mctally"
+cmake -S "$SRC" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/consumer" >/dev/null
+LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64" "$work/consumer/consumer" | grep -q "mctally "
+pc=$(ls "$work"/prefix/lib*/pkgconfig/mctally.pc)
+cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs mctally)
+cc "$SRC/consumer.c" $cflags -o "$work/consumer_pc"
+LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64" "$work/consumer_pc" | grep -q "mctally "
+echo "install: CMake package and pkg-config consumers built and ran"
