@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 need=""
-for pkg in cmake g++ make pkg-config libcjson-dev libinih-dev; do
+for pkg in cmake g++ make pkg-config libcjson-dev libinih-dev zlib1g-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

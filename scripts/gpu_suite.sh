@@ -39,6 +39,13 @@ SAN="compute-sanitizer --error-exitcode 9"
 for tool in memcheck racecheck; do
   step "sanitize_${tool}_block_counter" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/test_block_counter_cuda"
   step "sanitize_${tool}_rng" $SAN --tool $tool "$BUILD/tests/kat/test_rng_kat_cuda" tests/kat/rng_kat_vectors.txt
+  for t in test_mct_add_float test_mct_add_int test_mct_add_exact test_device_add test_example_voxel; do
+    step "sanitize_${tool}_$t" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/${t}_cuda"
+  done
+  # Prefix scans at modest n (MCT_TEST_QUICK, and the largest n set by MCT_TEST_LARGE_N).
+  for t in test_warp_scan test_block_scan test_device_scan; do
+    step "sanitize_${tool}_$t" env MCT_TEST_QUICK=1 MCT_TEST_LARGE_N=100003 $SAN --tool $tool "$BUILD/tests/${t}_cuda"
+  done
   for m in atomic shared warp_reduce block_reduce replicated; do
     step "sanitize_${tool}_escape_$m" $SAN --tool $tool "$MCT" run examples/escape.ini --backend cuda --method $m \
       --histories 200000 --out "/tmp/mct-san-$m"
@@ -60,6 +67,31 @@ step cross_backend cross_check
 step example "$MCT" run examples/escape.ini --out "$OUT/example"
 step bench_escape env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   "$MCT" bench escape --out "$OUT/bench_escape.json"
+# Prefix scan beside CUB DeviceScan (2^20..2^30 i32 and f64), then its Markdown summary.
+step bench_scan env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  "$MCT" bench scan --out "$OUT/bench_scan.json"
+[ -f "$OUT/bench_scan.json" ] && python3 bench/scan/table.py "$OUT/bench_scan.json" \
+  "scripts/gpu_suite.sh (mctally bench scan --out bench_scan.json)" >"$OUT/bench_scan.md"
+
+# The water phantom (Liu 2018 tests 2-4) on the GPU: memcheck at small counts,
+# validation at large counts (energy balance, R50/Rp, photon attenuation; the
+# CI tests do the same at small counts on the CPU), then Tables II-IV.
+for m in atomic wib kahan fixed replicated sort_reduce; do
+  dt=$([ $m = kahan ] && echo f32 || echo f64)
+  step "sanitize_memcheck_phantom_$m" $SAN --tool memcheck "$MCT" run examples/phantom_test3.ini --backend cuda \
+    --method $m --dtype $dt --histories 2000 --batches 2 --out "/tmp/mct-san-phantom-$m"
+done
+phantom_check() { # NAME ARGS...: a cuda run, then its result checked
+  local name=$1; shift
+  "$MCT" run "$@" --backend cuda --out "$OUT/phantom_$name" && python3 tests/sim/check_phantom_result.py "$OUT/phantom_$name/result.json"
+}
+step phantom_fp64 phantom_check fp64 examples/phantom_test2.ini --histories 1e7
+step phantom_fp32 phantom_check fp32 examples/phantom_test2.ini --histories 1e7 --dtype f32
+step phantom_kas phantom_check kas examples/phantom_test2.ini --histories 1e7 --method kahan --dtype f32
+step phantom_photon phantom_check photon examples/phantom_photon.ini --histories 1e7
+step bench_phantom env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  "$MCT" bench phantom --scale "${MCT_PHANTOM_SCALE:-1}" --out "$OUT/bench_phantom.json"
+[ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
 
 {
   echo "{"
@@ -77,6 +109,8 @@ step bench_escape env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || ec
   echo "  }"
   echo "}"
 } >"$OUT/suite.json"
+# Logs travel as one archive; results and the summary stay beside it.
+tar -czf "$OUT/logs.tar.gz" -C "$OUT" $(cd "$OUT" && ls *.log gpu.txt 2>/dev/null) && (cd "$OUT" && rm -f *.log)
 log "suite: $([ $status = 0 ] && echo PASS || echo FAIL)"
 for k in "${!results[@]}"; do echo "$k ${results[$k]}"; done | sort
 exit $status

@@ -7,4 +7,5 @@
 #include "mctally/mct_types.h"
 #include "mctally/mct_tally.h"
 #include "mctally/mct_rng.h"
+#include "mctally/mct_scan.h"
 #endif

@@ -28,6 +28,7 @@ extern "C" {
     X(EMULATION_ERROR, 204, "the CUDA emulation detected an invalid warp operation")   \
     X(OVERFLOW, 301, "a tally exceeded the range of its value type")                   \
     X(NONFINITE_VALUE, 302, "a NaN or infinite value reached the tally")               \
+    X(BIN_OUT_OF_RANGE, 303, "contributions to bins outside the tally were dropped")  \
     X(INTERNAL_ERROR, 999, "internal error")
 
 typedef enum {

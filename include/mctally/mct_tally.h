@@ -45,7 +45,29 @@ typedef struct {
     mct_method_t method;   /**< how additions reach memory */
     mct_backend_t backend; /**< where the tally lives; AUTO picks CUDA when a GPU is present */
     int device;            /**< CUDA device ordinal (CUDA backend only) */
+    int fixed_frac_bits;   /**< fixed: values are stored as round(v * 2^fixed_frac_bits), 0..62 (default 32) */
+    int64_t pair_capacity; /**< sort_reduce: (bin, value) pairs a batch may append (default 2^24) */
 } mct_tally_desc_t;
+
+/** Conditions kernels record in a tally's flag word (mct_tally_view_t.flags);
+ * mct_tally_end_batch turns them into a status. */
+#define MCT_TALLY_FLAG_OVERFLOW 1u     /**< fixed: an add overflowed int64 or |v * scale| >= 2^63; sort_reduce: pair buffer full */
+#define MCT_TALLY_FLAG_NONFINITE 2u    /**< fixed: a NaN or infinite value was dropped */
+#define MCT_TALLY_FLAG_OUT_OF_RANGE 4u /**< a bin < 0 or >= nbins was dropped */
+
+/** A bin of the Kahan methods: running f32 sum and the negated low-order part
+ * lost so far; the bin's value is sum - comp. Packed in 8 bytes, sum first. */
+typedef struct {
+    float sum;
+    float comp;
+} mct_kahan_pair_t;
+
+/** A contribution appended by the sort_reduce method. */
+typedef struct {
+    uint32_t bin;
+    uint32_t pad;
+    double value;
+} mct_sort_pair_t;
 
 /** What a kernel needs to add into a tally; plain data, passed by value to
  * kernels (device/mct_tally_device.cuh). Valid until the next mct_tally_end_batch
@@ -57,11 +79,18 @@ typedef struct {
     int64_t nreplicas;   /**< number of replicas reserved (0 unless replicated) */
     mct_dtype_t dtype;
     mct_method_t method;
+    double fixed_scale;        /**< fixed: 2^fixed_frac_bits */
+    int fixed_frac_bits;
+    unsigned int* flags;       /**< one word of MCT_TALLY_FLAG_* bits, zeroed per batch */
+    void* pairs;               /**< sort_reduce: mct_sort_pair_t[pair_capacity] */
+    int64_t pair_capacity;
+    unsigned long long* pair_count; /**< sort_reduce: pairs appended this batch */
 } mct_tally_view_t;
 
 typedef struct mct_tally_s* mct_tally_t;
 
-/** Defaults: 1 bin, f64, atomic, auto backend, device 0. */
+/** Defaults: 1 bin, f64, atomic, auto backend, device 0, 32 fraction bits,
+ * 2^24 sort pairs. */
 void mct_tally_desc_init(mct_tally_desc_t* desc);
 
 /** Creates a tally and its zeroed storage on the chosen backend.
@@ -98,11 +127,26 @@ mct_status_t mct_tally_max_replicas(mct_tally_t tally, double fraction, int64_t*
 /** Fills `view` for kernels (see mct_tally_view_t). */
 mct_status_t mct_tally_view(mct_tally_t tally, mct_tally_view_t* view);
 
+/** Adds n contributions from host arrays: bin keys[i] += values[i] (converted
+ * to the tally's type), with the tally's method, on its backend (the cuda
+ * backend copies them to the GPU in chunks). Keys >= bins are dropped and
+ * reported by mct_tally_end_batch as BIN_OUT_OF_RANGE; NaN and Inf are added as
+ * IEEE arithmetic gives (float methods) or dropped and reported (fixed).
+ * Returns NOT_SUPPORTED for methods that need converged threads (warp_reduce,
+ * block_reduce, shared on more bins than shared memory holds). */
+mct_status_t mct_tally_add(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n);
+
+/** Flags (MCT_TALLY_FLAG_*) raised in any batch so far. */
+mct_status_t mct_tally_flags(mct_tally_t tally, unsigned* flags);
+
 /** Closes a batch of `histories` (> 0) histories: reduces replicas, folds the
  * batch's bin sums into the statistics, zeroes the bins. Synchronizes with the
- * tally's stream. Returns NONFINITE_VALUE when a bin of a float tally holds NaN
- * or Inf (the batch is still folded, so the results show it), CUDA_ERROR or
- * EMULATION_ERROR when a kernel that added into the tally failed. */
+ * tally's stream. The batch is folded whatever it held, and then the first of
+ * these that applies is returned: BIN_OUT_OF_RANGE (contributions to bins
+ * outside the tally were dropped), OVERFLOW (a fixed-point bin overflowed, or
+ * sort_reduce's pair buffer filled: the results of the batch are wrong),
+ * NONFINITE_VALUE (a bin holds NaN or Inf, or fixed dropped such a value).
+ * CUDA_ERROR or EMULATION_ERROR when a kernel that added into the tally failed. */
 mct_status_t mct_tally_end_batch(mct_tally_t tally, int64_t histories);
 
 /** Number of batches closed so far and histories over all of them. */

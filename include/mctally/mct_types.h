@@ -24,11 +24,19 @@ typedef enum {
 /** How additions reach memory. Each method is documented in `mctally methods`
  * and in docs/methods.md; the CLI and API names are the strings below. */
 typedef enum {
-    MCT_METHOD_ATOMIC = 0,       /**< one global atomic per contribution */
-    MCT_METHOD_SHARED = 1,       /**< block-private copy in shared memory, flushed once per block */
-    MCT_METHOD_WARP_REDUCE = 2,  /**< shuffle-reduce each warp, one atomic per warp */
-    MCT_METHOD_BLOCK_REDUCE = 3, /**< reduce each block, one atomic per block */
-    MCT_METHOD_REPLICATED = 4,   /**< private copy per thread, reduced after the kernel; no atomics */
+    MCT_METHOD_ATOMIC = 0,       /**< one native atomic add per contribution ("HB" for f64) */
+    MCT_METHOD_SHARED = 1,       /**< block-private bins in shared memory, flushed once per block */
+    MCT_METHOD_WARP_REDUCE = 2,  /**< converged warps shuffle-reduce, one atomic per warp (one bin) */
+    MCT_METHOD_BLOCK_REDUCE = 3, /**< converged blocks reduce, one atomic per block (one bin) */
+    MCT_METHOD_REPLICATED = 4,   /**< a private copy of the bins per thread, reduced after the kernel */
+    MCT_METHOD_CAS = 5,          /**< float add emulated by an atomicCAS loop on the bit pattern */
+    MCT_METHOD_WAG = 6,          /**< warp aggregation by bin (ballot loop), leader adds with CAS */
+    MCT_METHOD_WIB = 7,          /**< warp aggregation by bin, leader adds with a native atomic */
+    MCT_METHOD_WAG_MATCH = 8,    /**< warp aggregation with peers from __match_any_sync */
+    MCT_METHOD_KAHAN = 9,        /**< f32 Kahan (sum, compensation) pairs updated by CAS, warp-aggregated */
+    MCT_METHOD_KAHAN_NAIVE = 10, /**< f32 Kahan pairs by CAS, no aggregation */
+    MCT_METHOD_FIXED = 11,       /**< value x 2^frac_bits rounded to int64, integer atomics; bitwise */
+    MCT_METHOD_SORT_REDUCE = 12, /**< (bin, value) pairs sorted, then each bin's run summed in order */
     MCT_METHOD_COUNT
 } mct_method_t;
 
@@ -64,6 +72,10 @@ const char* mct_determinism_name(mct_determinism_t det);
 
 /** Size in bytes of one bin of the type, 0 for an invalid type. */
 size_t mct_dtype_size(mct_dtype_t dtype);
+
+/** Bytes of one bin as the method stores it: the value type itself, int64 for
+ * fixed, an (f32 sum, f32 compensation) pair for the Kahan methods. */
+size_t mct_method_storage_size(mct_method_t method, mct_dtype_t dtype);
 
 /** One line of description of a method, for `mctally methods`. */
 const char* mct_method_summary(mct_method_t method);

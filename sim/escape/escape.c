@@ -40,6 +40,8 @@ mct_status_t mct_escape_check(const mct_escape_params_t* p, mct_tally_t tally) {
     mct_status_t st = mct_tally_get_desc(tally, &d);
     if (st) return st;
     if (d.bins != 1) return MCT_STATUS_INVALID_VALUE;
+    /* The escape tally kernel implements Bossler's five methods. */
+    if (d.method > MCT_METHOD_REPLICATED) return MCT_STATUS_NOT_SUPPORTED;
     /* One batch's count must fit the bin: i32 would wrap past 2^31 - 1. */
     if (d.dtype == MCT_DTYPE_I32 && largest_batch(p) > INT32_MAX) return MCT_STATUS_OVERFLOW;
     return MCT_STATUS_SUCCESS;

@@ -51,7 +51,9 @@ void mct_escape_params_init(mct_escape_params_t* p);
 
 /** Checks the parameters and that the tally can hold a batch's count (an i32
  * tally refuses batches over 2^31 - 1 histories with MCT_STATUS_OVERFLOW).
- * Returns INVALID_VALUE for parameters out of range. */
+ * Returns INVALID_VALUE for parameters out of range, NOT_SUPPORTED for a
+ * method other than Bossler's five (atomic, shared, warp_reduce, block_reduce,
+ * replicated). */
 mct_status_t mct_escape_check(const mct_escape_params_t* p, mct_tally_t tally);
 
 /** Runs the problem into `tally` (1 bin; any backend; the method the tally

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mctally/mct_types.h"
+#include "mctally/mct_tally.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +27,13 @@ typedef struct {
      * (nbins, nreplicas) alone; then zeroes the replicas. */
     mct_status_t (*reduce_replicas)(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
                                     mct_dtype_t dtype, void* stream);
+    /** bins[keys[i]] += values[i] with the view's method, from HOST arrays (the
+     * backend stages them where its kernels can read them). */
+    mct_status_t (*add_host)(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+                             void* stream);
+    /** sort_reduce: orders the batch's pairs by (bin, value bits) and adds each
+     * bin's run, in that order, into the bins. NULL where the backend has none. */
+    mct_status_t (*sort_reduce)(const mct_tally_view_t* view, void* stream);
 } mct__backend_ops_t;
 
 extern const mct__backend_ops_t mct__backend_cpu;

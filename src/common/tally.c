@@ -9,6 +9,8 @@
 #include "mctally/mct_config.h"
 #include "mctally/mct_tally.h"
 
+#include <omp.h>
+
 #define MCT_MAX_BINS (INT64_C(1) << 31)
 
 struct mct_tally_s {
@@ -19,6 +21,9 @@ struct mct_tally_s {
     void* replicas; /* backend memory, nreplicas * B values */
     int64_t nreplicas;
     void* staging;  /* host copy of one batch's bins */
+    unsigned* flags; /* backend memory, one word of MCT_TALLY_FLAG_* bits */
+    unsigned flags_seen;
+    void* pairs;     /* sort_reduce: backend memory, pair_capacity pairs + a counter */
     /* Per-bin batch statistics: West's weighted running mean and M2 of the
      * per-history batch means, and exact raw sums. */
     double* mean;
@@ -37,19 +42,33 @@ void mct_tally_desc_init(mct_tally_desc_t* desc) {
     desc->method = MCT_METHOD_ATOMIC;
     desc->backend = MCT_BACKEND_AUTO;
     desc->device = 0;
+    desc->fixed_frac_bits = 32;
+    desc->pair_capacity = INT64_C(1) << 24;
 }
 
 const char* mct_version(void) { return MCT_VERSION_STRING; }
 
 static int is_integer(mct_dtype_t d) { return d == MCT_DTYPE_I32 || d == MCT_DTYPE_U64; }
 
-static size_t bins_bytes(const mct_tally_t t) { return (size_t)t->desc.bins * mct_dtype_size(t->desc.dtype); }
+static size_t bins_bytes(const mct_tally_t t) {
+    return (size_t)t->desc.bins * mct_method_storage_size(t->desc.method, t->desc.dtype);
+}
+
+/* sort_reduce's pairs, followed by the 8-byte append counter. */
+static size_t pairs_bytes(const mct_tally_t t) {
+    return t->desc.method == MCT_METHOD_SORT_REDUCE
+               ? (size_t)t->desc.pair_capacity * sizeof(mct_sort_pair_t) + sizeof(unsigned long long)
+               : 0;
+}
 
 static mct_status_t validate_desc(const mct_tally_desc_t* d) {
     if ((unsigned)d->method >= MCT_METHOD_COUNT) return MCT_STATUS_UNKNOWN_METHOD;
     if ((unsigned)d->dtype >= MCT_DTYPE_COUNT) return MCT_STATUS_UNKNOWN_DTYPE;
     if ((unsigned)d->backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
     if (d->bins < 1 || d->bins > MCT_MAX_BINS || d->device < 0) return MCT_STATUS_INVALID_VALUE;
+    if (d->fixed_frac_bits < 0 || d->fixed_frac_bits > 62) return MCT_STATUS_INVALID_VALUE;
+    if (d->method == MCT_METHOD_SORT_REDUCE && (d->pair_capacity < 1 || d->pair_capacity > (INT64_C(1) << 40)))
+        return MCT_STATUS_INVALID_VALUE;
     return MCT_STATUS_SUCCESS;
 }
 
@@ -75,7 +94,7 @@ static mct_status_t check_memory(const mct_tally_t t) {
     if (!st) st = mct__backend_cpu.mem_info(0, &host_free, &total);
     if (st) return st;
     const double host_need = (double)t->desc.bins * (3.0 * sizeof(double) + (double)mct_dtype_size(t->desc.dtype));
-    const double dev_need = (double)bins_bytes(t);
+    const double dev_need = (double)bins_bytes(t) + (double)pairs_bytes(t);
     if (t->ops == &mct__backend_cpu) return host_need + dev_need > (double)host_free ? MCT_STATUS_TOO_LARGE : MCT_STATUS_SUCCESS;
     return (host_need > (double)host_free || dev_need > (double)dev_free) ? MCT_STATUS_TOO_LARGE : MCT_STATUS_SUCCESS;
 }
@@ -101,6 +120,10 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     if ((st = alloc_host_stats(t))) goto fail;
     if ((st = ops->alloc(d.device, bins_bytes(t), &t->bins))) goto fail;
     if ((st = ops->zero(t->bins, bins_bytes(t), t->stream))) goto fail;
+    if ((st = ops->alloc(d.device, sizeof(unsigned), (void**)&t->flags))) goto fail;
+    if ((st = ops->zero(t->flags, sizeof(unsigned), t->stream))) goto fail;
+    if (pairs_bytes(t) && (st = ops->alloc(d.device, pairs_bytes(t), &t->pairs))) goto fail;
+    if (pairs_bytes(t) && (st = ops->zero(t->pairs, pairs_bytes(t), t->stream))) goto fail;
     *out = t;
     return MCT_STATUS_SUCCESS;
 fail:
@@ -113,6 +136,8 @@ void mct_tally_destroy(mct_tally_t t) {
     if (t->ops) {
         t->ops->release(t->bins);
         t->ops->release(t->replicas);
+        t->ops->release(t->flags);
+        t->ops->release(t->pairs);
     }
     free(t->staging);
     free(t->mean);
@@ -181,11 +206,51 @@ mct_status_t mct_tally_view(mct_tally_t t, mct_tally_view_t* v) {
     v->nreplicas = t->nreplicas;
     v->dtype = t->desc.dtype;
     v->method = t->desc.method;
+    v->fixed_frac_bits = t->desc.fixed_frac_bits;
+    v->fixed_scale = ldexp(1.0, t->desc.fixed_frac_bits);
+    v->flags = t->flags;
+    v->pairs = t->pairs;
+    v->pair_capacity = t->pairs ? t->desc.pair_capacity : 0;
+    v->pair_count = t->pairs ? (unsigned long long*)((char*)t->pairs + pairs_bytes(t) - sizeof(unsigned long long))
+                             : NULL;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_add(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n) {
+    if (!t || (n > 0 && (!keys || !values))) return MCT_STATUS_NULL_POINTER;
+    if (n < 0) return MCT_STATUS_INVALID_VALUE;
+    /* These two reduce converged threads' values into one bin: they are
+     * collectives of a kernel, not a way to scatter arbitrary pairs. */
+    if (t->desc.method == MCT_METHOD_WARP_REDUCE || t->desc.method == MCT_METHOD_BLOCK_REDUCE)
+        return MCT_STATUS_NOT_SUPPORTED;
+    if (n == 0) return MCT_STATUS_SUCCESS;
+    /* Replicated with no replicas yet: a private copy per CPU thread, or a
+     * fixed number of copies shared (atomically) by the GPU's threads. */
+    if (t->desc.method == MCT_METHOD_REPLICATED && t->nreplicas == 0) {
+        int64_t want = t->desc.backend == MCT_BACKEND_CPU ? omp_get_max_threads() : 4096, limit = 0;
+        mct_status_t st = mct_tally_max_replicas(t, 0.5, &limit);
+        if (st) return st;
+        if ((st = mct_tally_reserve_replicas(t, want < limit ? want : (limit > 0 ? limit : 1)))) return st;
+    }
+    mct_tally_view_t v;
+    mct_tally_view(t, &v);
+    return t->ops->add_host(&v, keys, values, n, t->stream);
+}
+
+mct_status_t mct_tally_flags(mct_tally_t t, unsigned* flags) {
+    if (!t || !flags) return MCT_STATUS_NULL_POINTER;
+    *flags = t->flags_seen;
     return MCT_STATUS_SUCCESS;
 }
 
 /* The value of bin k of the staged batch, as a double and (integers) exactly. */
 static double staged_value(const mct_tally_t t, int64_t k, int64_t* exact) {
+    if (t->desc.method == MCT_METHOD_FIXED)
+        return (double)((const int64_t*)t->staging)[k] / ldexp(1.0, t->desc.fixed_frac_bits);
+    if (t->desc.method == MCT_METHOD_KAHAN || t->desc.method == MCT_METHOD_KAHAN_NAIVE) {
+        const mct_kahan_pair_t* p = (const mct_kahan_pair_t*)t->staging + k;
+        return (double)p->sum - (double)p->comp;
+    }
     switch (t->desc.dtype) {
     case MCT_DTYPE_I32: *exact = ((const int32_t*)t->staging)[k]; return (double)*exact;
     case MCT_DTYPE_U64: *exact = (int64_t)((const uint64_t*)t->staging)[k]; return (double)*exact;
@@ -214,16 +279,40 @@ static int fold_staged_batch(mct_tally_t t, int64_t histories) {
     return nonfinite;
 }
 
+/* Reads and clears the batch's flag word. */
+static mct_status_t take_flags(mct_tally_t t, unsigned* flags) {
+    mct_status_t st = t->ops->to_host(flags, t->flags, sizeof *flags, t->stream);
+    if (!st) st = t->ops->zero(t->flags, sizeof(unsigned), t->stream);
+    t->flags_seen |= *flags;
+    return st;
+}
+
+static mct_status_t finish_sort_reduce(mct_tally_t t) {
+    if (!t->pairs) return MCT_STATUS_SUCCESS;
+    if (!t->ops->sort_reduce) return MCT_STATUS_NOT_SUPPORTED;
+    mct_tally_view_t v;
+    mct_tally_view(t, &v);
+    mct_status_t st = t->ops->sort_reduce(&v, t->stream);
+    return st ? st : t->ops->zero(v.pair_count, sizeof(unsigned long long), t->stream);
+}
+
 mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) {
     if (!t) return MCT_STATUS_NULL_POINTER;
     if (histories < 1) return MCT_STATUS_INVALID_VALUE;
     mct_status_t st;
+    unsigned flags = 0;
+    if ((st = finish_sort_reduce(t))) return st;
     if (t->nreplicas > 0 &&
         (st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, t->stream)))
         return st;
     if ((st = t->ops->to_host(t->staging, t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = t->ops->zero(t->bins, bins_bytes(t), t->stream))) return st;
-    return fold_staged_batch(t, histories) ? MCT_STATUS_NONFINITE_VALUE : MCT_STATUS_SUCCESS;
+    if ((st = take_flags(t, &flags))) return st;
+    const int nonfinite = fold_staged_batch(t, histories);
+    if (flags & MCT_TALLY_FLAG_OUT_OF_RANGE) return MCT_STATUS_BIN_OUT_OF_RANGE;
+    if (flags & MCT_TALLY_FLAG_OVERFLOW) return MCT_STATUS_OVERFLOW;
+    if (nonfinite || (flags & MCT_TALLY_FLAG_NONFINITE)) return MCT_STATUS_NONFINITE_VALUE;
+    return MCT_STATUS_SUCCESS;
 }
 
 mct_status_t mct_tally_counts(mct_tally_t t, int64_t* batches, int64_t* histories) {

@@ -23,14 +23,19 @@ typedef struct {
 #define GPU_ONLY ((1u << MCT_BACKEND_CUDA) | (1u << MCT_BACKEND_EMULATED))
 #define EVERYWHERE (GPU_ONLY | (1u << MCT_BACKEND_CPU))
 
+#define INTS ((1u << MCT_DTYPE_I32) | (1u << MCT_DTYPE_U64))
+#define FLOATS ((1u << MCT_DTYPE_F32) | (1u << MCT_DTYPE_F64))
+#define F32 (1u << MCT_DTYPE_F32)
+#define CUDA_CPU ((1u << MCT_BACKEND_CUDA) | (1u << MCT_BACKEND_CPU))
+
 static const method_row_t methods[MCT_METHOD_COUNT] = {
-    [MCT_METHOD_ATOMIC] = {"atomic", "one global atomic add per contribution (native atomics; HB for f64)",
+    [MCT_METHOD_ATOMIC] = {"atomic", "one native atomic add per contribution (HB for f64)",
                            ALL_DTYPES, EVERYWHERE, MCT_NOT_GUARANTEED},
     [MCT_METHOD_SHARED] = {"shared",
                            "block-private bins in shared memory, shared atomics, one global atomic per bin per block",
                            ALL_DTYPES, GPU_ONLY, MCT_NOT_GUARANTEED},
     [MCT_METHOD_WARP_REDUCE] = {"warp_reduce",
-                                "converged warps shuffle-reduce their contributions, one atomic per warp",
+                                "converged warps shuffle-reduce one bin's contributions, one atomic per warp",
                                 ALL_DTYPES, GPU_ONLY, MCT_NOT_GUARANTEED},
     [MCT_METHOD_BLOCK_REDUCE] = {"block_reduce",
                                  "warp shuffles then a reduction of warp sums in shared memory, one atomic per block",
@@ -38,6 +43,22 @@ static const method_row_t methods[MCT_METHOD_COUNT] = {
     [MCT_METHOD_REPLICATED] = {"replicated",
                                "a private copy of the bins per thread, no atomics, reduced in a fixed order after the kernel",
                                ALL_DTYPES, EVERYWHERE, MCT_RUN_TO_RUN},
+    [MCT_METHOD_CAS] = {"cas", "float add emulated with an atomicCAS loop comparing bit patterns (Liu's CAS)",
+                        FLOATS, GPU_ONLY, MCT_NOT_GUARANTEED},
+    [MCT_METHOD_WAG] = {"wag", "warp aggregation by bin: peers by ballot loop, sub-tree reduction, leader adds with CAS",
+                        ALL_DTYPES, GPU_ONLY, MCT_NOT_GUARANTEED},
+    [MCT_METHOD_WIB] = {"wib", "warp aggregation by bin as wag, leader adds with a native atomic (Liu's WIB)",
+                        ALL_DTYPES, GPU_ONLY, MCT_NOT_GUARANTEED},
+    [MCT_METHOD_WAG_MATCH] = {"wag_match", "warp aggregation with peers from __match_any_sync (sm_70+)",
+                              ALL_DTYPES, GPU_ONLY, MCT_NOT_GUARANTEED},
+    [MCT_METHOD_KAHAN] = {"kahan", "f32 Kahan (sum, compensation) pair per bin updated by 64-bit CAS, warp-aggregated first",
+                          F32, EVERYWHERE, MCT_NOT_GUARANTEED},
+    [MCT_METHOD_KAHAN_NAIVE] = {"kahan_naive", "f32 Kahan pair per bin updated by 64-bit CAS, no aggregation (Liu's KAS)",
+                                F32, GPU_ONLY, MCT_NOT_GUARANTEED},
+    [MCT_METHOD_FIXED] = {"fixed", "value x 2^frac_bits rounded to int64, integer atomics; overflow detected",
+                          FLOATS, EVERYWHERE, MCT_BITWISE},
+    [MCT_METHOD_SORT_REDUCE] = {"sort_reduce", "(bin, value) pairs sorted by bin and value, each bin's run summed in order",
+                                FLOATS, CUDA_CPU, MCT_RUN_TO_RUN},
 };
 
 static int find_name(const char* const* names, int count, const char* name) {
@@ -103,6 +124,12 @@ mct_status_t mct_method_supports(mct_method_t m, mct_dtype_t d, mct_backend_t b)
     const method_row_t* row = &methods[m];
     if (!(row->dtypes & (1u << d)) || !(row->backends & (1u << b))) return MCT_STATUS_NOT_SUPPORTED;
     return MCT_STATUS_SUCCESS;
+}
+
+size_t mct_method_storage_size(mct_method_t m, mct_dtype_t d) {
+    if (m == MCT_METHOD_FIXED) return sizeof(int64_t);
+    if (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) return 2 * sizeof(float);
+    return mct_dtype_size(d);
 }
 
 mct_determinism_t mct_method_determinism(mct_method_t m, mct_dtype_t d) {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/backend.h"
+#include "cpu_backend.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -82,4 +82,5 @@ static mct_status_t cpu_reduce_replicas(void* bins, void* replicas, int64_t nbin
 
 const mct__backend_ops_t mct__backend_cpu = {
     cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_to_host, cpu_reduce_replicas,
+    mct__cpu_add_host, mct__cpu_sort_reduce,
 };

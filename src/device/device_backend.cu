@@ -6,15 +6,20 @@
 #include <string.h>
 
 #include "../common/backend.h"
+#include "device_add.h"
 #include "device_check.cuh"
 #include "kernels/kernel_replicas.cuh"
 #include "mctally/device/mct_launch.cuh"
 
 #if MCT_IS_EMULATED
 #define MCT__DEVICE_BACKEND_OPS mct__backend_emulated
+#define MCT__ADD_ARRAYS mct__emulated_add_arrays
 #else
 #define MCT__DEVICE_BACKEND_OPS mct__backend_cuda
+#define MCT__ADD_ARRAYS mct__cuda_add_arrays
 #endif
+
+
 
 static mct_status_t device_probe(int device, char* name, size_t size) {
     int count = 0;
@@ -109,6 +114,40 @@ static mct_status_t device_reduce_replicas(void* bins, void* replicas, int64_t n
     return device_zero(replicas, (size_t)(nbins * nreplicas) * mct_dtype_size(dtype), stream);
 }
 
+/* Host arrays reach the kernels in chunks staged in device memory; under the
+ * emulation host memory is device memory, so they go straight in. */
+static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+                                    void* stream) {
+#if MCT_IS_EMULATED
+    return MCT__ADD_ARRAYS(view, keys, values, n, stream);
+#else
+    const int64_t chunk = n < (INT64_C(1) << 24) ? n : (INT64_C(1) << 24);
+    uint32_t* d_keys = NULL;
+    double* d_values = NULL;
+    cudaStream_t s = (cudaStream_t)stream;
+    mct_status_t st = MCT_CUDA_CHECK(cudaMalloc((void**)&d_keys, (size_t)chunk * sizeof *d_keys));
+    if (!st) st = MCT_CUDA_CHECK(cudaMalloc((void**)&d_values, (size_t)chunk * sizeof *d_values));
+    for (int64_t done = 0; !st && done < n; done += chunk) {
+        const int64_t m = n - done < chunk ? n - done : chunk;
+        st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys + done, (size_t)m * sizeof *d_keys, cudaMemcpyHostToDevice, s));
+        if (!st) st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_values, values + done, (size_t)m * sizeof *d_values,
+                                                     cudaMemcpyHostToDevice, s));
+        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, d_values, m, stream);
+        /* The staging buffers are reused by the next chunk. */
+        if (!st) st = MCT_CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+    cudaFree(d_keys);
+    cudaFree(d_values);
+    return st;
+#endif
+}
+
 extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
     device_probe, device_mem_info, device_alloc, device_release, device_zero, device_to_host, device_reduce_replicas,
+    device_add_host,
+#if MCT_IS_EMULATED
+    NULL, /* sort_reduce sorts with CUB, which has no emulation */
+#else
+    mct__cuda_sort_reduce,
+#endif
 };

@@ -5,6 +5,7 @@
  * CPU under the CUDA emulation (test_block_counter_emulated.cpp). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/mct_tally_device.cuh"
@@ -31,7 +32,11 @@ static void check_case(const int32_t* d_flags, int64_t n, int64_t exact, int blo
         CHECK_CUDA(cudaMalloc((void**)&replicas, threads * nbins * sizeof(T)));
         CHECK_CUDA(cudaMemset(replicas, 0, threads * nbins * sizeof(T)));
     }
-    mct_tally_view_t view = {bins, replicas, nbins, M == MCT_METHOD_REPLICATED ? threads : 0, MCT_DTYPE_F64, M};
+    mct_tally_view_t view;
+    memset(&view, 0, sizeof view); /* fields this test does not use stay zero */
+    view.bins = bins, view.replicas = replicas, view.nbins = nbins;
+    view.nreplicas = M == MCT_METHOD_REPLICATED ? threads : 0;
+    view.dtype = MCT_DTYPE_F64, view.method = M;
     MCT_LAUNCH((count_kernel<T, M>), (unsigned)grid, block, 0, 0, d_flags, n, view, bin);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "escape.h"
+#include "phantom.h"
 #include "mctally/mct.h"
 
 /** A problem file after parsing, before command-line overrides. */
@@ -17,6 +18,7 @@ typedef struct {
     mct_method_t method;
     mct_dtype_t dtype;
     mct_escape_params_t escape;
+    mct_phantom_params_t phantom;
 } mct_cli_config_t;
 
 /** Prints "mctally: <message>" to stderr; returns 1 (the exit code of errors). */
@@ -35,5 +37,6 @@ int mct_cli_parse_f64(const char* text, double min, double* out);
 int mct_cli_run(int argc, char** argv);
 int mct_cli_methods(int argc, char** argv);
 int mct_cli_bench(int argc, char** argv);
+int mct_cli_accumulate(int argc, char** argv);
 
 #endif /* MCT_CLI_H */

@@ -7,15 +7,26 @@
 
 #if MCT_HAVE_CUDA
 int mct_bench_escape(int argc, char** argv);
+int mct_bench_scan(int argc, char** argv);
 #endif
+/* Host C on the phantom's public API (bench/phantom/bench_phantom.c). */
+int mct_bench_phantom(int argc, char** argv);
 
 int mct_cli_bench(int argc, char** argv) {
     if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
         puts("usage: mctally bench SUITE [options]\nsuites: escape (Bossler 2018 Table V on this GPU)\n"
-             "options of escape: --histories N (1e8) --reps R (7) --out FILE.json");
+             "        scan (device-wide prefix scan beside CUB DeviceScan, 2^20..2^30 i32 and f64)\n"
+             "        phantom (Liu 2018 Tables II-IV: water phantom tests 2-4, tally overhead, FP32/KAS accuracy)\n"
+             "options of escape: --histories N (1e8) --reps R (7) --out FILE.json\n"
+             "options of scan: --min-log2 K (20) --max-log2 K (30) --reps R (9) --no-tuning --no-chained "
+             "--out FILE.json\n"
+             "options of phantom: --tables 2,3,4 --scale F (1) --reps R (3) --out FILE.json");
         return argc < 1 ? 1 : 0;
     }
-    if (strcmp(argv[0], "escape") != 0) return mct_cli_error("bench: unknown suite '%s' (known: escape)", argv[0]);
+    const int scan = !strcmp(argv[0], "scan");
+    const int phantom = !strcmp(argv[0], "phantom");
+    if (strcmp(argv[0], "escape") != 0 && !scan && !phantom)
+        return mct_cli_error("bench: unknown suite '%s' (known: escape, scan, phantom)", argv[0]);
 #if MCT_HAVE_CUDA
     mct_tally_t probe = NULL;
     mct_tally_desc_t d;
@@ -24,8 +35,10 @@ int mct_cli_bench(int argc, char** argv) {
     if (mct_tally_create(&probe, &d) != MCT_STATUS_SUCCESS)
         return mct_cli_error("bench: no usable CUDA device; benchmarks run on a GPU only");
     mct_tally_destroy(probe);
-    return mct_bench_escape(argc - 1, argv + 1);
+    if (phantom) return mct_bench_phantom(argc - 1, argv + 1);
+    return scan ? mct_bench_scan(argc - 1, argv + 1) : mct_bench_escape(argc - 1, argv + 1);
 #else
+    (void)scan, (void)phantom;
     return mct_cli_error("bench: this build has no CUDA backend; benchmarks run on a GPU only");
 #endif
 }

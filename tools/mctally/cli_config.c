@@ -61,7 +61,8 @@ static int fail(load_ctx_t* c, const char* section, const char* key, const char*
 static int set_problem(load_ctx_t* c, const char* key, const char* value) {
     mct_cli_config_t* cfg = c->cfg;
     if (!strcmp(key, "type")) {
-        if (strcmp(value, "escape") != 0) return fail(c, "problem", key, value, "unknown problem (known: escape)");
+        if (strcmp(value, "escape") != 0 && strcmp(value, "phantom") != 0)
+            return fail(c, "problem", key, value, "unknown problem (known: escape, phantom)");
         snprintf(cfg->type, sizeof cfg->type, "%s", value);
         c->have_type = 1;
         return 1;
@@ -107,13 +108,81 @@ static int set_escape(load_ctx_t* c, const char* key, const char* value) {
     return fail(c, "escape", key, value, "unknown key (known: thickness_m, sigma_per_m, block_size, launch)");
 }
 
+/* [phantom]: Liu 2018's water phantom (sim/phantom/phantom.h). */
+static int set_phantom_number(load_ctx_t* c, const char* key, const char* value, double* out, double min, double max,
+                              const char* why) {
+    double v;
+    if (mct_cli_parse_f64(value, min, &v) || v > max) return fail(c, "phantom", key, value, why);
+    *out = v;
+    return 1;
+}
+
+static int set_phantom(load_ctx_t* c, const char* key, const char* value) {
+    mct_phantom_params_t* p = &c->cfg->phantom;
+    int64_t v;
+    if (!strcmp(key, "size_cm")) {
+        if (set_phantom_number(c, key, value, &p->size_cm, 0.0, 1e4, "expected a number > 0 (cm)") && p->size_cm > 0.0)
+            return 1;
+        return fail(c, "phantom", key, value, "expected a number > 0 (cm)");
+    }
+    if (!strcmp(key, "voxels")) {
+        if (mct_cli_parse_i64(value, 1, 1290, &v)) return fail(c, "phantom", key, value, "expected a whole number 1 .. 1290 (voxels per edge)");
+        p->voxels = (int)v;
+        return 1;
+    }
+    if (!strcmp(key, "energy_MeV"))
+        return set_phantom_number(c, key, value, &p->energy_MeV, 0.0, 1000.0, "expected a beam energy in (0, 1000] MeV");
+    if (!strcmp(key, "particle")) {
+        if (!strcmp(value, "electron")) p->particle = MCT_PHANTOM_ELECTRON;
+        else if (!strcmp(value, "photon")) p->particle = MCT_PHANTOM_PHOTON;
+        else return fail(c, "phantom", key, value, "expected electron or photon");
+        return 1;
+    }
+    if (!strcmp(key, "electron_cutoff_MeV"))
+        return set_phantom_number(c, key, value, &p->electron_cutoff_MeV, 0.0125, 1000.0, "expected a cut-off in [0.0125, 1000] MeV");
+    if (!strcmp(key, "photon_cutoff_MeV"))
+        return set_phantom_number(c, key, value, &p->photon_cutoff_MeV, 0.001, 1000.0, "expected a cut-off in [0.001, 1000] MeV");
+    if (!strcmp(key, "delta_threshold_MeV"))
+        return set_phantom_number(c, key, value, &p->delta_threshold_MeV, 0.0125, 1e9, "expected a threshold >= 0.0125 MeV");
+    if (!strcmp(key, "brems_threshold_MeV"))
+        return set_phantom_number(c, key, value, &p->brems_threshold_MeV, 0.001, 1e9, "expected a threshold >= 0.001 MeV");
+    if (!strcmp(key, "step_fraction")) {
+        if (set_phantom_number(c, key, value, &p->step_fraction, 0.0, 0.5, "expected a fraction in (0, 0.5]") &&
+            p->step_fraction > 0.0)
+            return 1;
+        return fail(c, "phantom", key, value, "expected a fraction in (0, 0.5]");
+    }
+    if (!strcmp(key, "mcs")) {
+        if (!strcmp(value, "transport")) p->mcs = MCT_PHANTOM_MCS_TRANSPORT;
+        else if (!strcmp(value, "highland")) p->mcs = MCT_PHANTOM_MCS_HIGHLAND;
+        else return fail(c, "phantom", key, value, "expected transport or highland");
+        return 1;
+    }
+    if (!strcmp(key, "transport")) {
+        if (!strcmp(value, "auto")) p->transport = MCT_PHANTOM_TRANSPORT_AUTO;
+        else if (!strcmp(value, "f64")) p->transport = MCT_PHANTOM_TRANSPORT_F64;
+        else if (!strcmp(value, "f32")) p->transport = MCT_PHANTOM_TRANSPORT_F32;
+        else return fail(c, "phantom", key, value, "expected auto, f64 or f32");
+        return 1;
+    }
+    if (!strcmp(key, "block_size")) {
+        if (mct_cli_parse_i64(value, 32, 1024, &v)) return fail(c, "phantom", key, value, "expected a whole number 32 .. 1024");
+        p->block_size = (int)v;
+        return 1;
+    }
+    return fail(c, "phantom", key, value,
+                "unknown key (known: size_cm, voxels, energy_MeV, particle, electron_cutoff_MeV, photon_cutoff_MeV, "
+                "delta_threshold_MeV, brems_threshold_MeV, step_fraction, mcs, transport, block_size)");
+}
+
 static int on_key(void* user, const char* section, const char* key, const char* value) {
     load_ctx_t* c = user;
     if (!strcmp(section, "problem")) return set_problem(c, key, value);
     if (!strcmp(section, "tally")) return set_tally(c, key, value);
     if (!strcmp(section, "escape")) return set_escape(c, key, value);
+    if (!strcmp(section, "phantom")) return set_phantom(c, key, value);
     if (!section[0]) return fail(c, "", key, value, "key outside any section");
-    snprintf(c->error, sizeof c->error, "unknown section [%s] (known: problem, tally, escape)", section);
+    snprintf(c->error, sizeof c->error, "unknown section [%s] (known: problem, tally, escape, phantom)", section);
     return 0;
 }
 
@@ -132,8 +201,8 @@ static int check_sections(FILE* f, char* error, size_t size) {
             return 1;
         }
         *end = '\0';
-        if (strcmp(s + 1, "problem") && strcmp(s + 1, "tally") && strcmp(s + 1, "escape")) {
-            snprintf(error, size, "line %d: unknown section [%s] (known: problem, tally, escape)", lineno, s + 1);
+        if (strcmp(s + 1, "problem") && strcmp(s + 1, "tally") && strcmp(s + 1, "escape") && strcmp(s + 1, "phantom")) {
+            snprintf(error, size, "line %d: unknown section [%s] (known: problem, tally, escape, phantom)", lineno, s + 1);
             return 1;
         }
     }
@@ -148,6 +217,7 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
     cfg->method = MCT_METHOD_ATOMIC;
     cfg->dtype = MCT_DTYPE_F64;
     mct_escape_params_init(&cfg->escape);
+    mct_phantom_params_init(&cfg->phantom);
 
     FILE* f = fopen(path, "r");
     if (!f) return mct_cli_error("cannot open problem file '%s': %s", path, strerror(errno));
@@ -163,6 +233,6 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
         if (c.error[0]) return mct_cli_error("%s:%d: %s", path, line, c.error);
         return mct_cli_error("%s:%d: not valid INI syntax", path, line);
     }
-    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: escape)", path);
+    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: escape, phantom)", path);
     return 0;
 }

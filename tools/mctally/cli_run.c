@@ -222,6 +222,232 @@ static int run_escape(const run_args_t* a, mct_tally_t tally) {
     return rc;
 }
 
+/* ---- phantom --------------------------------------------------------------- */
+
+/* Deposits per history are about 25 per MeV of beam for 4 mm voxels and grow
+ * as voxels shrink; sort_reduce keeps every deposit of a batch in memory
+ * (16 bytes each), so its buffer is sized from this estimate. */
+static int64_t phantom_pairs_per_batch(const mct_cli_config_t* c) {
+    const double voxel_cm = c->phantom.size_cm / c->phantom.voxels;
+    const double per_history = 40.0 * c->phantom.energy_MeV * (voxel_cm < 0.4 ? 0.4 / voxel_cm : 1.0) + 100.0;
+    const double batch = ceil((double)c->histories / (double)c->batches);
+    const double pairs = batch * per_history;
+    return pairs > 9e18 ? INT64_MAX : (int64_t)pairs;
+}
+
+/* The reference ranges of PHYSICS.md for a broad beam of energy E (MeV):
+ * R50 from E = 2.33 R50 (ICRU 35, TG-25), Rp from E = 0.22 + 1.98 Rp + 0.0025 Rp^2. */
+static void phantom_reference_ranges(double e, double* r50, double* rp) {
+    *r50 = e / 2.33;
+    *rp = (-1.98 + sqrt(1.98 * 1.98 + 4.0 * 0.0025 * (e - 0.22))) / (2.0 * 0.0025);
+}
+
+static cJSON* phantom_max_dose_json(const mct_phantom_params_t* p, const double* dose, const double* rel) {
+    const int64_t n = p->voxels, bins = n * n * n;
+    int64_t k = 0;
+    for (int64_t i = 1; i < bins; ++i)
+        if (dose[i] > dose[k]) k = i;
+    const int64_t ix = k % n, iy = k / n % n, iz = k / (n * n);
+    const double dx_mm = 10.0 * p->size_cm / n;
+    cJSON* j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "voxel", (double)k);
+    cJSON* idx = cJSON_AddArrayToObject(j, "index_xyz");
+    cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)ix));
+    cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)iy));
+    cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)iz));
+    cJSON* c = cJSON_AddArrayToObject(j, "center_mm");
+    cJSON_AddItemToArray(c, cJSON_CreateNumber(-5.0 * p->size_cm + (ix + 0.5) * dx_mm));
+    cJSON_AddItemToArray(c, cJSON_CreateNumber(-5.0 * p->size_cm + (iy + 0.5) * dx_mm));
+    cJSON_AddItemToArray(c, cJSON_CreateNumber((iz + 0.5) * dx_mm));
+    cJSON_AddNumberToObject(j, "dose_gy_per_history", dose[k]);
+    cJSON_AddItemToObject(j, "rel_err", number_or_null(rel[k]));
+    return j;
+}
+
+/* Relative standard error of the total deposited energy, batch method. */
+static double phantom_total_rel_err(const mct_phantom_result_t* r) {
+    if (r->batches < 2) return NAN;
+    double n = 0.0, sum = 0.0;
+    for (int64_t b = 0; b < r->batches; ++b) {
+        n += (double)r->batch_histories[b];
+        for (int z = 0; z < r->slabs; ++z) sum += r->slab_batch_mev[b * r->slabs + z];
+    }
+    const double mean = sum / n;
+    double ss = 0.0;
+    for (int64_t b = 0; b < r->batches; ++b) {
+        double t = 0.0;
+        for (int z = 0; z < r->slabs; ++z) t += r->slab_batch_mev[b * r->slabs + z];
+        const double h = (double)r->batch_histories[b], m = t / h - mean;
+        ss += h * m * m;
+    }
+    return sqrt(ss / ((double)(r->batches - 1) * n)) / mean;
+}
+
+static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_result_t* r, const double* dose,
+                           const double* rel, const mct_phantom_ranges_t* rg, int have_ranges) {
+    cJSON* j = cJSON_CreateObject();
+    const double dx = p->size_cm / p->voxels;
+    cJSON_AddNumberToObject(j, "size_cm", p->size_cm);
+    cJSON_AddNumberToObject(j, "voxels", p->voxels);
+    cJSON_AddNumberToObject(j, "voxel_mm", 10.0 * dx);
+    cJSON_AddNumberToObject(j, "energy_MeV", p->energy_MeV);
+    cJSON_AddStringToObject(j, "particle", p->particle == MCT_PHANTOM_PHOTON ? "photon" : "electron");
+    cJSON_AddStringToObject(j, "transport", r->transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64");
+    cJSON_AddStringToObject(j, "mcs", p->mcs == MCT_PHANTOM_MCS_HIGHLAND ? "highland" : "transport");
+    cJSON_AddNumberToObject(j, "electron_cutoff_MeV", p->electron_cutoff_MeV);
+    cJSON_AddNumberToObject(j, "photon_cutoff_MeV", p->photon_cutoff_MeV);
+    cJSON_AddNumberToObject(j, "delta_threshold_MeV", p->delta_threshold_MeV > 0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV);
+    cJSON_AddNumberToObject(j, "brems_threshold_MeV", p->brems_threshold_MeV > 0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV);
+    cJSON_AddNumberToObject(j, "step_fraction", p->step_fraction);
+    cJSON_AddNumberToObject(j, "block_size", p->block_size);
+    cJSON_AddNumberToObject(j, "incident_MeV", r->incident_MeV);
+    cJSON_AddNumberToObject(j, "deposited_MeV", r->deposited_MeV);
+    cJSON_AddItemToObject(j, "deposited_rel_err", number_or_null(phantom_total_rel_err(r)));
+    cJSON_AddNumberToObject(j, "escaped_MeV", r->escaped_MeV);
+    cJSON_AddNumberToObject(j, "energy_balance_rel", (r->deposited_MeV + r->escaped_MeV - r->incident_MeV) / r->incident_MeV);
+    cJSON_AddNumberToObject(j, "scored_MeV", r->scored_MeV);
+    cJSON_AddNumberToObject(j, "tally_vs_scored_rel", (r->deposited_MeV - r->scored_MeV) / r->scored_MeV);
+    cJSON_AddNumberToObject(j, "adds", r->adds);
+    cJSON_AddNumberToObject(j, "adds_per_history", r->adds / (double)p->histories);
+    cJSON_AddNumberToObject(j, "max_stack", r->max_stack);
+    cJSON_AddNumberToObject(j, "transport_seconds", r->kernel_seconds);
+    cJSON_AddNumberToObject(j, "histories_per_second", (double)p->histories / r->kernel_seconds);
+    if (p->particle == MCT_PHANTOM_ELECTRON) {
+        cJSON_AddNumberToObject(j, "primary_path_mean_cm", r->primary_path_mean_cm);
+        cJSON_AddNumberToObject(j, "primary_path_max_cm", r->primary_path_max_cm);
+        cJSON_AddNumberToObject(j, "estar_csda_range_cm", mct_phantom_estar_csda_cm(p->energy_MeV));
+    } else {
+        const double mu = mct_phantom_xcom_mu(p->energy_MeV, 0), expect = exp(-mu * p->size_cm);
+        cJSON_AddNumberToObject(j, "uncollided_fraction", r->uncollided / (double)p->histories);
+        cJSON_AddNumberToObject(j, "uncollided_expected", expect);
+        cJSON_AddNumberToObject(j, "mu_per_cm_xcom_without_coherent", mu);
+    }
+    cJSON_AddItemToObject(j, "max_dose", phantom_max_dose_json(p, dose, rel));
+    cJSON* dd = cJSON_AddObjectToObject(j, "depth_dose");
+    if (have_ranges) {
+        cJSON_AddNumberToObject(dd, "r50_cm", rg->r50_cm);
+        cJSON_AddNumberToObject(dd, "r50_err_cm", rg->r50_err_cm);
+        cJSON_AddNumberToObject(dd, "rp_cm", rg->rp_cm);
+        cJSON_AddNumberToObject(dd, "rp_err_cm", rg->rp_err_cm);
+        cJSON_AddNumberToObject(dd, "dmax_depth_cm", rg->dmax_depth_cm);
+        cJSON_AddNumberToObject(dd, "bremsstrahlung_background", rg->background);
+    } else {
+        cJSON_AddStringToObject(dd, "note", "R50 and Rp need the fall-off resolved by the depth slabs (electron beam, fine voxels)");
+    }
+    if (p->particle == MCT_PHANTOM_ELECTRON) {
+        double r50, rp;
+        phantom_reference_ranges(p->energy_MeV, &r50, &rp);
+        cJSON_AddNumberToObject(dd, "reference_r50_cm", r50);
+        cJSON_AddNumberToObject(dd, "reference_rp_cm", rp);
+    }
+    cJSON* files = cJSON_AddArrayToObject(j, "files");
+    const char* names[] = {"dose.mhd", "dose.raw", "dose_rel_err.mhd", "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; ++i) cJSON_AddItemToArray(files, cJSON_CreateString(names[i]));
+    return j;
+}
+
+/* The grids (MetaImage), the depth dose (CSV and PNG) and the R50/Rp analysis. */
+static int phantom_files(const char* dir, const mct_phantom_params_t* p, const mct_phantom_result_t* r,
+                         const double* dose, const double* rel, mct_phantom_ranges_t* rg, int* have_ranges) {
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return mct_cli_error("cannot create output directory '%s': %s", dir, strerror(errno));
+    if (mct_phantom_write_mhd(dir, "dose", p, dose) || mct_phantom_write_mhd(dir, "dose_rel_err", p, rel))
+        return mct_cli_error("cannot write the dose grids in '%s': %s", dir, strerror(errno));
+    mct_phantom_depth_dose_t dd;
+    if (mct_phantom_depth_dose(p, r, &dd)) return mct_cli_error("phantom: cannot compute the depth dose");
+    *have_ranges = p->particle == MCT_PHANTOM_ELECTRON && mct_phantom_ranges(&dd, rg) == MCT_STATUS_SUCCESS;
+    char path[4096];
+    int rc = 0;
+    snprintf(path, sizeof path, "%s/depth_dose.csv", dir);
+    if (mct_phantom_write_depth_csv(path, &dd)) rc = mct_cli_error("cannot write '%s'", path);
+    snprintf(path, sizeof path, "%s/depth_dose.png", dir);
+    if (!rc && mct_phantom_write_depth_png(path, &dd, *have_ranges ? rg : NULL)) rc = mct_cli_error("cannot write '%s'", path);
+    mct_phantom_depth_dose_free(&dd);
+    return rc;
+}
+
+static int phantom_status(mct_status_t st, const run_args_t* a) {
+    if (st == MCT_STATUS_NOT_SUPPORTED && a->cfg.dtype != MCT_DTYPE_F32 && a->cfg.dtype != MCT_DTYPE_F64)
+        return mct_cli_error("phantom: dose needs a float tally (--dtype f32 or f64), not %s", mct_dtype_name(a->cfg.dtype));
+    if (st == MCT_STATUS_NOT_SUPPORTED && a->cfg.method == MCT_METHOD_SHARED)
+        return mct_cli_error("phantom: %d^3 bins of %s do not fit in a block's 48 KiB of shared memory (method shared)",
+                             a->cfg.phantom.voxels, mct_dtype_name(a->cfg.dtype));
+    if (st == MCT_STATUS_INVALID_VALUE)
+        return mct_cli_error("phantom: parameters out of range (energy above the cut-offs and <= 1000 MeV, see README)");
+    if (st == MCT_STATUS_OVERFLOW)
+        return mct_cli_error("phantom: a particle stack or the sort_reduce pair buffer overflowed; the run is not valid");
+    return report_status(st, a, "phantom");
+}
+
+static int run_phantom(const run_args_t* a, mct_tally_t tally) {
+    mct_phantom_params_t p = a->cfg.phantom;
+    p.histories = a->cfg.histories;
+    p.batches = a->cfg.batches;
+    p.seed = a->cfg.seed;
+    if (want_progress()) p.progress = show_progress;
+    mct_status_t st = mct_phantom_check(&p, tally);
+    if (st) return phantom_status(st, a);
+    mct_phantom_result_t r;
+    st = mct_phantom_run(&p, tally, &r);
+    if (st) {
+        if (st == MCT_STATUS_OVERFLOW) mct_phantom_result_free(&r);
+        return phantom_status(st, a);
+    }
+    const int64_t bins = (int64_t)p.voxels * p.voxels * p.voxels;
+    double* mean = malloc((size_t)bins * sizeof *mean);
+    double* rel = malloc((size_t)bins * sizeof *rel);
+    int rc = 0;
+    if (!mean || !rel || mct_tally_results(tally, mean, rel)) rc = mct_cli_error("phantom: cannot read the tally's results");
+    mct_phantom_ranges_t rg = {0};
+    int have_ranges = 0;
+    if (!rc) {
+        mct_phantom_dose_gy(&p, mean, mean, bins);
+        rc = phantom_files(a->out_dir, &p, &r, mean, rel, &rg, &have_ranges);
+    }
+    if (!rc) {
+        mct_tally_desc_t d;
+        char device[256];
+        mct_tally_get_desc(tally, &d);
+        mct_tally_device_name(tally, device, sizeof device);
+        cJSON* root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "mctally_version", mct_version());
+        cJSON_AddStringToObject(root, "problem", "phantom");
+        cJSON_AddStringToObject(root, "input", a->file);
+        cJSON_AddStringToObject(root, "backend", mct_backend_name(d.backend));
+        cJSON_AddStringToObject(root, "device", device);
+        cJSON_AddStringToObject(root, "method", mct_method_name(d.method));
+        cJSON_AddStringToObject(root, "dtype", mct_dtype_name(d.dtype));
+        cJSON_AddStringToObject(root, "determinism", mct_determinism_name(mct_method_determinism(d.method, d.dtype)));
+        cJSON_AddItemToObject(root, "histories", raw_integer((uint64_t)p.histories, 0));
+        cJSON_AddItemToObject(root, "seed", raw_integer(p.seed, 0));
+        cJSON_AddItemToObject(root, "batches", raw_integer((uint64_t)p.batches, 0));
+        cJSON_AddNumberToObject(root, "seconds", r.seconds);
+        /* Per-voxel values are in the MetaImage files, not here (10^6 bins). */
+        cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
+        cJSON* t = cJSON_CreateObject();
+        cJSON_AddStringToObject(t, "name", "dose");
+        cJSON_AddNumberToObject(t, "bins", (double)bins);
+        cJSON_AddNumberToObject(t, "total", r.deposited_MeV);
+        cJSON_AddItemToObject(t, "total_rel_err", number_or_null(phantom_total_rel_err(&r)));
+        cJSON_AddStringToObject(t, "unit", "MeV (total); dose.mhd: Gy per history");
+        cJSON* tf = cJSON_AddArrayToObject(t, "files");
+        cJSON_AddItemToArray(tf, cJSON_CreateString("dose.mhd"));
+        cJSON_AddItemToArray(tf, cJSON_CreateString("dose_rel_err.mhd"));
+        cJSON_AddItemToArray(tallies, t);
+        cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges));
+        printf("phantom: %s on %s (%s), %s %s, %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV "
+               "(balance %.1e)", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method),
+               mct_dtype_name(d.dtype), r.transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64", r.deposited_MeV,
+               r.escaped_MeV, r.incident_MeV, (r.deposited_MeV + r.escaped_MeV - r.incident_MeV) / r.incident_MeV);
+        if (have_ranges) printf(", R50 %.2f +- %.2f cm, Rp %.2f +- %.2f cm", rg.r50_cm, rg.r50_err_cm, rg.rp_cm, rg.rp_err_cm);
+        printf(", %.3f s\n", r.seconds);
+        rc = write_result(a->out_dir, root);
+        cJSON_Delete(root);
+    }
+    free(mean), free(rel);
+    mct_phantom_result_free(&r);
+    return rc;
+}
+
 int mct_cli_run(int argc, char** argv) {
     run_args_t a;
     memset(&a, 0, sizeof a);
@@ -231,13 +457,27 @@ int mct_cli_run(int argc, char** argv) {
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
     d.bins = 1;
+    const int phantom = !strcmp(a.cfg.type, "phantom");
+    if (phantom) {
+        const int64_t n = a.cfg.phantom.voxels;
+        d.bins = n * n * n;
+        if (a.cfg.method == MCT_METHOD_SORT_REDUCE) {
+            /* Every deposit of a batch waits in the pair buffer (16 bytes each). */
+            d.pair_capacity = phantom_pairs_per_batch(&a.cfg);
+            if (d.pair_capacity > (INT64_C(1) << 28))
+                return mct_cli_error("phantom: sort_reduce would keep about %.2g deposits of a batch in memory; use "
+                                     "more batches (about %.0f histories per batch fit)",
+                                     (double)d.pair_capacity,
+                                     floor(268435456.0 / ((double)d.pair_capacity / ceil((double)a.cfg.histories / (double)a.cfg.batches))));
+        }
+    }
     d.dtype = a.cfg.dtype;
     d.method = a.cfg.method;
     d.backend = a.backend;
     mct_tally_t tally = NULL;
     mct_status_t st = mct_tally_create(&tally, &d);
     if (st) return report_status(st, &a, "cannot create the tally");
-    int rc = run_escape(&a, tally);
+    int rc = phantom ? run_phantom(&a, tally) : run_escape(&a, tally);
     mct_tally_destroy(tally);
     return rc;
 }

@@ -13,6 +13,9 @@ static const char usage[] =
     "  run FILE.ini [--backend auto|cpu|cuda|emulated] [--method M] [--dtype T]\n"
     "               [--histories N] [--seed S] [--batches B] [--out DIR]\n"
     "                       run a Monte Carlo problem, write DIR/result.json\n"
+    "  accumulate --bins B --keys FILE --values FILE --out FILE [--method M]\n"
+    "             [--backend B] [--dtype T] [--frac-bits N]\n"
+    "                       tally user data (u32 keys, f64 values) into B bins\n"
     "  methods              list tally methods, their types, determinism and backends\n"
     "  bench SUITE [--out FILE.json] [options]\n"
     "                       run a benchmark suite on the GPU (suites: escape)\n"
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "run")) return mct_cli_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "methods")) return mct_cli_methods(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return mct_cli_bench(argc - 2, argv + 2);
+    if (!strcmp(cmd, "accumulate")) return mct_cli_accumulate(argc - 2, argv + 2);
     mct_cli_error("unknown command '%s' (try: mctally --help)", cmd);
     return 1;
 }

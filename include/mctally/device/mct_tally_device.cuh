@@ -9,6 +9,8 @@
 #include "mctally/device/warp/warp_reduce.cuh"
 #include "mctally/device/block/block_reduce.cuh"
 #include "mctally/device/block/block_counter.cuh"
+#include "mctally/device/mct_add.cuh"
+#include "mctally/device/block/block_tally.cuh"
 #include "mctally/mct_rng.h"
 #include "mctally/mct_tally.h"
 

@@ -28,6 +28,7 @@
 #ifndef MCT_BLOCK_COUNTER_CUH
 #define MCT_BLOCK_COUNTER_CUH
 
+#include "mctally/device/block/block_privatized.cuh"
 #include "mctally/device/block/block_reduce.cuh"
 #include "mctally/device/thread/thread_atomic.cuh"
 #include "mctally/mct_tally.h"
@@ -51,10 +52,7 @@ struct mct_block_counter {
             const int64_t replica = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
             target = (T*)view.replicas + replica * view.nbins + bin;
         }
-        if (M == MCT_METHOD_SHARED) {
-            if (threadIdx.x == 0) storage.shared_bin = T(0);
-            __syncthreads();
-        }
+        if (M == MCT_METHOD_SHARED) mct_block_privatized_zero(&storage.shared_bin, 1);
     }
 
     __device__ __forceinline__ void add(T v) {
@@ -69,8 +67,7 @@ struct mct_block_counter {
 
     __device__ __forceinline__ void flush() {
         if (M == MCT_METHOD_SHARED) {
-            __syncthreads();
-            if (threadIdx.x == 0 && storage.shared_bin != T(0)) mct_atomic_add(target, storage.shared_bin);
+            mct_block_privatized_flush(&storage.shared_bin, target, 1);
         } else if (M == MCT_METHOD_WARP_REDUCE) {
             const T sum = mct_warp_reduce_sum(acc, mct_warp_width_in_block());
             if (mct_lane() == 0 && sum != T(0)) mct_atomic_add(target, sum);

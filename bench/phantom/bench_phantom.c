@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file bench_phantom.c  `mctally bench phantom`: Liu et al. 2018's tests 2-4
+ * (Tables II and III) and the FP32 / KAS accuracy study (Table IV) on this GPU.
+ *
+ * Everything runs through the phantom's public API on the CUDA backend (one
+ * persistent launch per batch, synchronized), so this file is host C: the
+ * kernel is the one `mctally run` uses, not a copy.
+ *
+ * - table2: tests 2, 3, 4 (100^3, 10^3, 2^3 voxels) x every method that can
+ *   tally a float, 4e6 histories, FP64 transport as in Liu's Table II (KAS:
+ *   an f32 Kahan tally behind the FP64 transport). Beside each (test, tally
+ *   type) the same launch with a tally that discards its input gives the
+ *   tally overhead: time(real tally) / time(discarding tally).
+ * - table3: the same with 4e7 histories for HB (atomic) and WIB (Table III).
+ * - table4: test 3 with 4e6 ... 6.4e7 histories: FP64 engine (f64 transport,
+ *   f64 atomic), FP32 engine (f32 transport, f32 atomic) and KAS engine (f32
+ *   transport, kahan), one batch each as in the paper (the whole run in one
+ *   tally array). Discrepancy of the total dose = (method - FP64) / FP64, as
+ *   Liu defines it, and the tally's own rounding error = (tally - exact
+ *   double sum of the values it was given) / exact sum.
+ * Times are the transport time of the run (kernel and its synchronization;
+ * tables and set-up excluded), median of --reps runs after a warm-up. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mctally/mct.h"
+#include "phantom.h"
+
+typedef struct {
+    double scale;      /* multiplies every history count (quick runs) */
+    int reps;
+    int tables[5];     /* tables[2..4]: run that table */
+    const char* out;
+} bench_args_t;
+
+typedef struct {
+    double seconds, total_mev, scored_mev, incident_mev, escaped_mev;
+    int64_t batches;
+    int ok;
+    char error[96];
+} bench_run_t;
+
+static int cmp_double(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* One configuration, reps times after one warm-up run (at most 1e6 histories). */
+static bench_run_t run_case(int voxels, int64_t histories, mct_method_t method, mct_dtype_t dtype,
+                            mct_phantom_transport_t transport, int discard, int64_t batches, int reps) {
+    bench_run_t out = {0};
+    mct_phantom_params_t p;
+    mct_phantom_params_init(&p);
+    p.voxels = voxels;
+    p.histories = histories;
+    p.batches = batches;
+    p.seed = 2018;
+    p.transport = transport;
+    p.discard = discard;
+    double times[32];
+    if (reps > 32) reps = 32;
+    for (int r = -1; r < reps; ++r) {
+        mct_tally_desc_t d;
+        mct_tally_desc_init(&d);
+        d.bins = (int64_t)voxels * voxels * voxels;
+        d.dtype = dtype;
+        d.method = method;
+        d.backend = MCT_BACKEND_CUDA;
+        /* sort_reduce keeps a batch's deposits (about 900 per history at 20 MeV). */
+        if (method == MCT_METHOD_SORT_REDUCE) d.pair_capacity = (histories / batches + 1) * 1000;
+        mct_tally_t t = NULL;
+        mct_status_t st = mct_tally_create(&t, &d);
+        mct_phantom_params_t q = p;
+        if (r < 0) { /* warm-up: loads the module, builds the tables */
+            q.histories = histories < 1000000 ? histories : 1000000;
+            q.batches = q.histories < batches ? 1 : batches;
+        }
+        mct_phantom_result_t res;
+        if (!st) st = mct_phantom_run(&q, t, &res);
+        mct_tally_destroy(t);
+        if (st) {
+            snprintf(out.error, sizeof out.error, "%s", mct_status_name(st));
+            if (st == MCT_STATUS_OVERFLOW) mct_phantom_result_free(&res);
+            return out;
+        }
+        if (r >= 0) {
+            times[r] = res.kernel_seconds;
+            out.total_mev = res.deposited_MeV;
+            out.scored_mev = res.scored_MeV;
+            out.incident_mev = res.incident_MeV;
+            out.escaped_mev = res.escaped_MeV;
+        }
+        mct_phantom_result_free(&res);
+    }
+    qsort(times, (size_t)reps, sizeof *times, cmp_double);
+    out.seconds = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    out.batches = batches;
+    out.ok = 1;
+    return out;
+}
+
+static cJSON* run_json(const char* table, int test, int voxels, int64_t histories, const char* engine,
+                       mct_method_t method, mct_dtype_t dtype, const char* transport, const bench_run_t* r) {
+    cJSON* j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "table", table);
+    cJSON_AddNumberToObject(j, "test", test);
+    cJSON_AddNumberToObject(j, "voxels", voxels);
+    cJSON_AddNumberToObject(j, "histories", (double)histories);
+    cJSON_AddStringToObject(j, "engine", engine);
+    cJSON_AddStringToObject(j, "method", mct_method_name(method));
+    cJSON_AddStringToObject(j, "dtype", mct_dtype_name(dtype));
+    cJSON_AddStringToObject(j, "transport", transport);
+    if (!r->ok) {
+        cJSON_AddStringToObject(j, "error", r->error);
+        return j;
+    }
+    cJSON_AddNumberToObject(j, "batches", (double)r->batches);
+    cJSON_AddNumberToObject(j, "seconds", r->seconds);
+    cJSON_AddNumberToObject(j, "histories_per_second", (double)histories / r->seconds);
+    cJSON_AddNumberToObject(j, "total_MeV", r->total_mev);
+    cJSON_AddNumberToObject(j, "scored_MeV", r->scored_mev);
+    cJSON_AddNumberToObject(j, "tally_rounding_rel", (r->total_mev - r->scored_mev) / r->scored_mev);
+    cJSON_AddNumberToObject(j, "energy_balance_rel", (r->total_mev + r->escaped_mev - r->incident_mev) / r->incident_mev);
+    return j;
+}
+
+static const int test_voxels[5] = {0, 0, 100, 10, 2};
+
+/* Table II / III rows: one test, the given methods, and the discarding launch. */
+static void tests_2_to_4(cJSON* cases, const char* table, const mct_method_t* methods, int nmethods, int64_t histories,
+                         const bench_args_t* a) {
+    for (int test = 2; test <= 4; ++test) {
+        const int n = test_voxels[test];
+        double discard_s[2] = {0, 0}; /* f64 tally, f32 tally */
+        for (int k = 0; k < 2; ++k) {
+            const mct_dtype_t dt = k ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
+            bench_run_t r = run_case(n, histories, MCT_METHOD_ATOMIC, dt, MCT_PHANTOM_TRANSPORT_F64, 1, 1, a->reps);
+            discard_s[k] = r.ok ? r.seconds : NAN;
+            cJSON_AddItemToArray(cases, run_json(table, test, n, histories, "discard", MCT_METHOD_ATOMIC, dt, "f64", &r));
+            fprintf(stderr, "  %s test %d: discarding tally (%s) %.3f s\n", table, test, mct_dtype_name(dt), discard_s[k]);
+        }
+        for (int m = 0; m < nmethods; ++m) {
+            const mct_method_t method = methods[m];
+            const int kahan = method == MCT_METHOD_KAHAN || method == MCT_METHOD_KAHAN_NAIVE;
+            const mct_dtype_t dt = kahan ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
+            /* sort_reduce holds a batch's deposits: batches of at most 2^17 histories. */
+            const int64_t batches = method == MCT_METHOD_SORT_REDUCE ? (histories + (1 << 17) - 1) >> 17 : 1;
+            bench_run_t r = run_case(n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 0, batches, a->reps);
+            cJSON* j = run_json(table, test, n, histories, "FP64 transport", method, dt, "f64", &r);
+            if (r.ok) cJSON_AddNumberToObject(j, "tally_overhead", r.seconds / discard_s[kahan]);
+            cJSON_AddItemToArray(cases, j);
+            fprintf(stderr, "  %s test %d: %-12s %s %.3f s%s%s\n", table, test, mct_method_name(method),
+                    mct_dtype_name(dt), r.ok ? r.seconds : NAN, r.ok ? "" : " ", r.error);
+        }
+    }
+}
+
+static void table4(cJSON* cases, const bench_args_t* a) {
+    const double counts[] = {4e6, 8e6, 1.6e7, 3.2e7, 6.4e7};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; ++i) {
+        const int64_t h = (int64_t)(counts[i] * a->scale);
+        bench_run_t fp64 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, MCT_PHANTOM_TRANSPORT_F64, 0, 1, a->reps);
+        bench_run_t fp32 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps);
+        bench_run_t kas = run_case(10, h, MCT_METHOD_KAHAN, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps);
+        const bench_run_t* runs[3] = {&fp64, &fp32, &kas};
+        const char* names[3] = {"FP64", "FP32 atomic", "KAS"};
+        const mct_method_t methods[3] = {MCT_METHOD_ATOMIC, MCT_METHOD_ATOMIC, MCT_METHOD_KAHAN};
+        const mct_dtype_t dtypes[3] = {MCT_DTYPE_F64, MCT_DTYPE_F32, MCT_DTYPE_F32};
+        for (int k = 0; k < 3; ++k) {
+            cJSON* j = run_json("table4", 3, 10, h, names[k], methods[k], dtypes[k], k ? "f32" : "f64", runs[k]);
+            if (runs[k]->ok && fp64.ok)
+                cJSON_AddNumberToObject(j, "discrepancy_vs_fp64", (runs[k]->total_mev - fp64.total_mev) / fp64.total_mev);
+            cJSON_AddItemToArray(cases, j);
+            fprintf(stderr, "  table4 %.3g histories %-11s %.3f s, vs FP64 %+.3e, tally rounding %+.3e\n", (double)h,
+                    names[k], runs[k]->seconds, (runs[k]->total_mev - fp64.total_mev) / fp64.total_mev,
+                    (runs[k]->total_mev - runs[k]->scored_mev) / runs[k]->scored_mev);
+        }
+    }
+}
+
+static int parse_args(int argc, char** argv, bench_args_t* a) {
+    a->scale = 1.0;
+    a->reps = 3;
+    a->tables[2] = a->tables[3] = a->tables[4] = 1;
+    a->out = NULL;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "--help")) {
+            puts("usage: mctally bench phantom [--tables 2,3,4] [--scale F] [--reps R] [--out FILE.json]\n"
+                 "  table 2: tests 2-4 x every float method, 4e6 histories, and the tally overhead\n"
+                 "  table 3: tests 2-4, atomic (HB) and wib, 4e7 histories\n"
+                 "  table 4: test 3, FP64 / FP32 atomic / KAS engines, 4e6 ... 6.4e7 histories\n"
+                 "  --scale multiplies every history count (0.01 for a quick check)");
+            exit(0);
+        }
+        if (i + 1 >= argc) return fprintf(stderr, "mctally: bench phantom: %s needs a value\n", argv[i]), 1;
+        if (!strcmp(argv[i], "--scale")) {
+            a->scale = atof(argv[++i]);
+            if (!(a->scale > 0.0)) return fprintf(stderr, "mctally: bench phantom: --scale must be > 0\n"), 1;
+        } else if (!strcmp(argv[i], "--reps")) {
+            a->reps = atoi(argv[++i]);
+            if (a->reps < 1 || a->reps > 32) return fprintf(stderr, "mctally: bench phantom: --reps 1 .. 32\n"), 1;
+        } else if (!strcmp(argv[i], "--tables")) {
+            const char* s = argv[++i];
+            a->tables[2] = strchr(s, '2') != NULL, a->tables[3] = strchr(s, '3') != NULL, a->tables[4] = strchr(s, '4') != NULL;
+        } else if (!strcmp(argv[i], "--out")) {
+            a->out = argv[++i];
+        } else {
+            return fprintf(stderr, "mctally: bench phantom: unknown option '%s'\n", argv[i]), 1;
+        }
+    }
+    return 0;
+}
+
+int mct_bench_phantom(int argc, char** argv) {
+    bench_args_t a;
+    if (parse_args(argc, argv, &a)) return 1;
+    cJSON* root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "suite", "phantom");
+    char device[256] = "unknown";
+    mct_tally_desc_t d;
+    mct_tally_desc_init(&d);
+    d.backend = MCT_BACKEND_CUDA;
+    mct_tally_t probe = NULL;
+    if (mct_tally_create(&probe, &d) == MCT_STATUS_SUCCESS) mct_tally_device_name(probe, device, sizeof device);
+    mct_tally_destroy(probe);
+    cJSON_AddStringToObject(root, "device", device);
+    char date[32];
+    const time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(root, "date", date);
+    const char* commit = getenv("MCT_COMMIT");
+    cJSON_AddStringToObject(root, "commit", commit ? commit : "unknown");
+    cJSON_AddNumberToObject(root, "scale", a.scale);
+    cJSON_AddNumberToObject(root, "reps", a.reps);
+    cJSON_AddStringToObject(root, "beam", "20 MeV electrons, 40 cm water cube, cut-offs 0.2 / 0.01 MeV, 4 % steps");
+    cJSON* cases = cJSON_AddArrayToObject(root, "cases");
+    if (a.tables[2]) {
+        mct_method_t all[MCT_METHOD_COUNT];
+        int n = 0;
+        for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
+            const mct_dtype_t dt = (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
+            /* warp_reduce and block_reduce need converged threads: not a transport kernel's adds. */
+            if (m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_BLOCK_REDUCE) continue;
+            if (mct_method_supports((mct_method_t)m, dt, MCT_BACKEND_CUDA) == MCT_STATUS_SUCCESS) all[n++] = (mct_method_t)m;
+        }
+        tests_2_to_4(cases, "table2", all, n, (int64_t)(4e6 * a.scale), &a);
+    }
+    if (a.tables[3]) {
+        const mct_method_t hb_wib[2] = {MCT_METHOD_ATOMIC, MCT_METHOD_WIB};
+        tests_2_to_4(cases, "table3", hb_wib, 2, (int64_t)(4e7 * a.scale), &a);
+    }
+    if (a.tables[4]) table4(cases, &a);
+    char* text = cJSON_Print(root);
+    int rc = 0;
+    if (a.out) {
+        FILE* f = fopen(a.out, "w");
+        rc = !(f && fputs(text, f) >= 0 && fclose(f) == 0);
+        if (rc) fprintf(stderr, "mctally: bench phantom: cannot write '%s'\n", a.out);
+        else printf("wrote %s\n", a.out);
+    } else {
+        puts(text);
+    }
+    free(text);
+    cJSON_Delete(root);
+    return rc;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file mct_add.cuh  The any-lane, any-time device API: add one contribution
+ * into a bin of a tally, from any lane, in divergent code, with any method.
+ *
+ *     mct_add<double, MCT_METHOD_WIB>(view, bin, energy); // method fixed at compile time
+ *     mct_add(view, bin, energy);                          // method from view.method
+ *
+ * `view` is the tally's mct_tally_view_t, passed to the kernel by value. The
+ * value type T must be the tally's dtype (int32_t, uint64_t, float, double). A
+ * bin outside [0, nbins) is dropped and raises MCT_TALLY_FLAG_OUT_OF_RANGE.
+ *
+ * Warp-aggregating methods look for peers among the lanes that reach the call
+ * together (one __activemask() read, used by all of them): lanes that exited,
+ * returned early or took the other side of a branch are neither waited for nor
+ * read, and the partial last warp of a block needs nothing special. Lanes of
+ * one warp that reach the call at different times simply form separate groups.
+ *
+ * Methods (Overview / Performance / Determinism):
+ *
+ * - atomic: one native atomicAdd per call (Liu's "HB" for f64). Fast whenever
+ *   lanes of a warp hit different bins; a hot bin serializes in the L2 atomic
+ *   unit. Float results: not_guaranteed (order of atomics varies).
+ * - cas: f32/f64 add by a CAS loop on the bit pattern (thread_cas.cuh). Slowest
+ *   under contention (each failed CAS is a round trip); kept as the seeds'
+ *   baseline and for types without a native atomic. not_guaranteed.
+ * - wag: peers by the ballot/shuffle loop (one round per distinct bin in the
+ *   warp), sub-tree reduction, the leader adds with CAS (integers: native
+ *   atomicAdd). Wins with few distinct bins per warp (sorted keys, hot bins);
+ *   costs ~4 warp instructions per distinct bin otherwise. not_guaranteed.
+ * - wib: as wag, the leader uses the native atomicAdd (Liu's WIB). not_guaranteed.
+ * - wag_match: as wib, peers from one __match_any_sync (sm_70+), whose cost does
+ *   not loop in software. not_guaranteed.
+ * - kahan: f32 only; the bin is an (f32 sum, f32 comp) pair (thread_kahan.cuh).
+ *   Peers are aggregated first (in double), then the leader does one Kahan CAS
+ *   update. Error about 2u Σ|x| with u = 2^-24, instead of plain f32's (n-1)u Σ|x|.
+ *   More accurate, not deterministic: not_guaranteed.
+ * - kahan_naive: the same pair update by every lane, no aggregation (Liu's
+ *   unoptimized KAS): the CAS contention of cas, on 64-bit words.
+ * - fixed: f32/f64 values become int64 round(v * 2^s) (thread_fixed.cuh),
+ *   whatever the tally's dtype (pass double to keep all of a value's bits),
+ *   peers (by __match_any_sync) sum them exactly, the leader does one integer
+ *   atomicAdd. Integer sums are associative, so the result is bitwise: the same
+ *   on every run, launch shape, GPU and the CPU backend. NaN/Inf values are
+ *   dropped (MCT_TALLY_FLAG_NONFINITE); |v * 2^s| >= 2^63 and int64 overflow of a
+ *   group sum or a bin raise MCT_TALLY_FLAG_OVERFLOW.
+ * - replicated: adds into replica (global thread rank mod nreplicas). The host
+ *   reserves one replica per thread of the grid (mct_tally_reserve_replicas), so
+ *   each thread owns its replica and a plain add suffices; when the grid has
+ *   more threads than replicas, replicas are shared and the add is atomic, so
+ *   the result stays right. Replicas are reduced after the kernel in a fixed
+ *   order: run_to_run when replicas are private. Without replicas it is atomic.
+ * - sort_reduce: appends a (bin, value) pair (as double, whatever the dtype)
+ *   to view.pairs; the index comes from one atomicAdd per warp
+ *   (warp-aggregated). A full buffer
+ *   drops the pair and raises MCT_TALLY_FLAG_OVERFLOW. The sum happens after the
+ *   kernel (mct__cuda_sort_reduce): the pairs are sorted by (bin, value bits),
+ *   so the sum does not depend on the order they were appended in: run_to_run
+ *   on one GPU, whatever the launch shape.
+ * - shared, warp_reduce, block_reduce need the block (or warp) converged, which
+ *   an any-lane call cannot ask for. Here shared falls back to atomic, and
+ *   warp_reduce and block_reduce to wib (warp aggregation by bin). Their
+ *   converged forms are mct_block_tally (shared, any number of bins) and
+ *   mct_block_counter (one bin, all five of Bossler's methods).
+ *
+ * A method that cannot serve T (kahan with double, cas with an integer type)
+ * fails to compile in the template form; in the run-time form it is a no-op,
+ * because the host refuses such tallies (mct_method_supports) before a kernel
+ * can see them. */
+#ifndef MCT_ADD_CUH
+#define MCT_ADD_CUH
+
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "mctally/device/mct_cuda.cuh"
+#include "mctally/device/thread/thread_atomic.cuh"
+#include "mctally/device/thread/thread_cas.cuh"
+#include "mctally/device/thread/thread_fixed.cuh"
+#include "mctally/device/thread/thread_kahan.cuh"
+#include "mctally/device/warp/warp_peers.cuh"
+#include "mctally/device/warp/warp_segmented_reduce.cuh"
+#include "mctally/mct_tally.h"
+
+/** A value type a tally can hold on the device. */
+template <typename T>
+MCT_HD constexpr bool mct_is_tally_type(void) {
+    return std::is_same<T, int32_t>::value || std::is_same<T, uint64_t>::value || std::is_same<T, float>::value ||
+           std::is_same<T, double>::value;
+}
+
+/** Whether method M can add values of type T (the device side of
+ * mct_method_supports; the host table may be narrower, never wider). */
+template <typename T, mct_method_t M>
+MCT_HD constexpr bool mct_method_serves(void) {
+    if (!mct_is_tally_type<T>() || (unsigned)M >= (unsigned)MCT_METHOD_COUNT) return false;
+    if (M == MCT_METHOD_KAHAN || M == MCT_METHOD_KAHAN_NAIVE) return std::is_same<T, float>::value;
+    if (M == MCT_METHOD_CAS || M == MCT_METHOD_FIXED) return std::is_floating_point<T>::value;
+    return true;
+}
+
+/* ---------------------------------------------------------------------------
+ * Method traits. Each method is the same three steps, prepare -> (aggregate
+ * over peers) -> update; the methods differ only in the lines marked by M.
+ * ------------------------------------------------------------------------- */
+
+/** The method an any-lane call runs for M (see "shared, warp_reduce..." above). */
+MCT_HD constexpr mct_method_t mct__per_lane_method(mct_method_t m) {
+    return m == MCT_METHOD_SHARED ? MCT_METHOD_ATOMIC
+           : (m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_BLOCK_REDUCE) ? MCT_METHOD_WIB
+                                                                          : m;
+}
+
+enum mct__peer_search { MCT__PEERS_NONE, MCT__PEERS_BALLOT, MCT__PEERS_MATCH };
+
+/** How a method finds the lanes it aggregates with. */
+MCT_HD constexpr mct__peer_search mct__peers_of(mct_method_t m) {
+    return (m == MCT_METHOD_WAG || m == MCT_METHOD_WIB || m == MCT_METHOD_KAHAN) ? MCT__PEERS_BALLOT
+           : (m == MCT_METHOD_WAG_MATCH || m == MCT_METHOD_FIXED)                ? MCT__PEERS_MATCH
+                                                                                  : MCT__PEERS_NONE;
+}
+
+/** The type a contribution travels in between prepare and update: int64 for
+ * fixed; double for the Kahan methods (a group sum keeps its low bits until
+ * the pair update) and sort_reduce (the pair's field); else T. */
+template <typename T, mct_method_t M>
+using mct__acc_t = typename std::conditional<
+    M == MCT_METHOD_FIXED, int64_t,
+    typename std::conditional<M == MCT_METHOD_KAHAN || M == MCT_METHOD_KAHAN_NAIVE || M == MCT_METHOD_SORT_REDUCE,
+                              double, T>::type>::type;
+
+/** Fixed-point group sums: a wrapping add that raises OVERFLOW (rare) itself,
+ * so the flag needs no extra reduction. */
+struct mct__fixed_plus {
+    unsigned int* flags;
+    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const {
+        bool overflow;
+        const int64_t r = mct_fixed_add_wrapping(a, b, &overflow);
+        if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
+        return r;
+    }
+};
+
+/** Step 1: the contribution in the method's carrier type; false drops it. */
+template <typename T, mct_method_t M>
+__device__ __forceinline__ bool mct__prepare(const mct_tally_view_t& view, T value, mct__acc_t<T, M>* out) {
+    if constexpr (M == MCT_METHOD_FIXED) {
+        const unsigned bad = mct_fixed_from_double((double)value, view.fixed_scale, out);
+        if (bad) mct_tally_raise(view.flags, bad);
+        return bad == 0;
+    } else {
+        (void)view;
+        *out = (mct__acc_t<T, M>)value;
+        return true;
+    }
+}
+
+/** sort_reduce's update: a warp-aggregated slot reservation (one atomicAdd per
+ * group of lanes arriving together), then a plain store of the pair. */
+__device__ __forceinline__ void mct__append_pair(const mct_tally_view_t& view, int64_t bin, double value) {
+    const unsigned active = __activemask();
+    const int leader = __ffs((int)active) - 1;
+    unsigned long long base = 0;
+    if (mct_lane() == leader) base = atomicAdd(view.pair_count, (unsigned long long)__popc(active));
+    base = __shfl_sync(active, base, leader);
+    const unsigned long long slot = base + (unsigned long long)__popc(active & mct_lanemask_lt());
+    if (slot < (unsigned long long)view.pair_capacity) {
+        mct_sort_pair_t* p = (mct_sort_pair_t*)view.pairs + slot;
+        p->bin = (uint32_t)bin;
+        p->pad = 0u;
+        p->value = value;
+    } else {
+        mct_tally_raise(view.flags, MCT_TALLY_FLAG_OVERFLOW);
+    }
+}
+
+/** replicated's update (see the method notes). */
+template <typename T>
+__device__ __forceinline__ void mct__replica_add(const mct_tally_view_t& view, int64_t bin, T v) {
+    if (view.replicas == NULL || view.nreplicas <= 0) {
+        mct_atomic_add((T*)view.bins + bin, v);
+        return;
+    }
+    const int64_t block_threads = mct_block_threads();
+    const int64_t block = blockIdx.x + (int64_t)gridDim.x * (blockIdx.y + (int64_t)gridDim.y * blockIdx.z);
+    const int64_t threads = block_threads * gridDim.x * gridDim.y * gridDim.z;
+    const int64_t rank = block * block_threads + mct_thread_rank();
+    T* p = (T*)view.replicas + (rank % view.nreplicas) * view.nbins + bin;
+    if (view.nreplicas >= threads)
+        *p += v; /* private: this thread owns the replica */
+    else
+        mct_atomic_add(p, v);
+}
+
+/** Step 3: one global update of bin by the (leader) lane. */
+template <typename T, mct_method_t M>
+__device__ __forceinline__ void mct__update(const mct_tally_view_t& view, int64_t bin, mct__acc_t<T, M> v) {
+    T* const bins = (T*)view.bins;
+    if constexpr (M == MCT_METHOD_CAS || (M == MCT_METHOD_WAG && std::is_floating_point<T>::value))
+        mct_atomic_add_cas(bins + bin, v);
+    else if constexpr (M == MCT_METHOD_KAHAN || M == MCT_METHOD_KAHAN_NAIVE)
+        mct_atomic_add_kahan((mct_kahan_pair_t*)view.bins + bin, v);
+    else if constexpr (M == MCT_METHOD_FIXED)
+        mct_atomic_add_fixed((int64_t*)view.bins + bin, v, view.flags);
+    else if constexpr (M == MCT_METHOD_REPLICATED)
+        mct__replica_add(view, bin, v);
+    else if constexpr (M == MCT_METHOD_SORT_REDUCE)
+        mct__append_pair(view, bin, v);
+    else /* atomic, wib, wag_match, wag on integers */
+        mct_atomic_add(bins + bin, v);
+}
+
+/** Adds `value` into bin `bin` of the tally with method M; any lane, any time.
+ * Compile error when M cannot serve T (mct_method_serves). */
+template <typename T, mct_method_t M>
+__device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bin, T value) {
+    static_assert(mct_method_serves<T, M>(), "this tally method cannot add values of this type");
+    constexpr mct_method_t L = mct__per_lane_method(M);
+    constexpr mct__peer_search search = mct__peers_of(L);
+    if (bin < 0 || bin >= view.nbins) {
+        mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+        return;
+    }
+    mct__acc_t<T, L> v;
+    if (!mct__prepare<T, L>(view, value, &v)) return;
+    if constexpr (search != MCT__PEERS_NONE) {
+        /* Read once: every lane of the group must name the same mask. */
+        const unsigned active = __activemask();
+        const unsigned key = (unsigned)bin; /* bins < 2^31 */
+        const unsigned peers =
+            search == MCT__PEERS_MATCH ? mct_warp_peers_match(active, key) : mct_warp_peers_ballot(active, key);
+        if constexpr (L == MCT_METHOD_FIXED)
+            v = mct_warp_segmented_reduce(active, peers, v, mct__fixed_plus{view.flags});
+        else
+            v = mct_warp_segmented_reduce(active, peers, v);
+        if (!mct_warp_is_leader(peers)) return;
+    }
+    mct__update<T, L>(view, bin, v);
+}
+
+/** mct_add<T, M> when M serves T, else nothing (the run-time form's arms). */
+template <typename T, mct_method_t M>
+__device__ __forceinline__ void mct__add_if_served(const mct_tally_view_t& view, int64_t bin, T value) {
+    if constexpr (mct_method_serves<T, M>()) mct_add<T, M>(view, bin, value);
+}
+
+/** Adds `value` into bin `bin` with the tally's own method (view.method). The
+ * switch is warp-uniform, since the view is a kernel argument, so the warp
+ * collectives of the chosen method see the same lanes as without it. A method
+ * that cannot serve T does nothing (the host refused that tally already). */
+template <typename T>
+__device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bin, T value) {
+    switch (view.method) {
+    case MCT_METHOD_ATOMIC: mct__add_if_served<T, MCT_METHOD_ATOMIC>(view, bin, value); break;
+    case MCT_METHOD_SHARED: mct__add_if_served<T, MCT_METHOD_SHARED>(view, bin, value); break;
+    case MCT_METHOD_WARP_REDUCE: mct__add_if_served<T, MCT_METHOD_WARP_REDUCE>(view, bin, value); break;
+    case MCT_METHOD_BLOCK_REDUCE: mct__add_if_served<T, MCT_METHOD_BLOCK_REDUCE>(view, bin, value); break;
+    case MCT_METHOD_REPLICATED: mct__add_if_served<T, MCT_METHOD_REPLICATED>(view, bin, value); break;
+    case MCT_METHOD_CAS: mct__add_if_served<T, MCT_METHOD_CAS>(view, bin, value); break;
+    case MCT_METHOD_WAG: mct__add_if_served<T, MCT_METHOD_WAG>(view, bin, value); break;
+    case MCT_METHOD_WIB: mct__add_if_served<T, MCT_METHOD_WIB>(view, bin, value); break;
+    case MCT_METHOD_WAG_MATCH: mct__add_if_served<T, MCT_METHOD_WAG_MATCH>(view, bin, value); break;
+    case MCT_METHOD_KAHAN: mct__add_if_served<T, MCT_METHOD_KAHAN>(view, bin, value); break;
+    case MCT_METHOD_KAHAN_NAIVE: mct__add_if_served<T, MCT_METHOD_KAHAN_NAIVE>(view, bin, value); break;
+    case MCT_METHOD_FIXED: mct__add_if_served<T, MCT_METHOD_FIXED>(view, bin, value); break;
+    case MCT_METHOD_SORT_REDUCE: mct__add_if_served<T, MCT_METHOD_SORT_REDUCE>(view, bin, value); break;
+    default: break;
+    }
+}
+
+#endif /* MCT_ADD_CUH */

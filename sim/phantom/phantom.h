@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file phantom.h  Liu 2018's tests 2-4: a pencil beam (20 MeV electrons, or
+ * photons) on a cubic water phantom (40 cm, 100^3 / 10^3 / 2^3 voxels), coupled
+ * photon-electron transport, the energy deposited in each voxel added into a
+ * tally with the tally's method. Physics: phantom_physics_body.inc; tables:
+ * data/water (NIST XCOM and ESTAR, compiled in).
+ *
+ * Dose engines: the transport runs in double or float (FP64 / FP32 engine),
+ * independently of the tally's type: f64 + atomic is Liu's FP64 engine, f32
+ * transport + f32 atomic his FP32 engine, f32 transport + kahan his KAS engine.
+ * By default the transport precision follows the tally's type (f32 and the
+ * Kahan methods: float; f64: double).
+ *
+ * Energy balance: every history's energy ends as deposited (in the tally) or
+ * escaped (in the result), so deposited + escaped = incident up to rounding. */
+#ifndef MCT_SIM_PHANTOM_H
+#define MCT_SIM_PHANTOM_H
+
+#include <stdint.h>
+
+#include "mctally/mct_tally.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { MCT_PHANTOM_ELECTRON = 1, MCT_PHANTOM_PHOTON = 0 } mct_phantom_particle_t;
+
+typedef enum {
+    MCT_PHANTOM_TRANSPORT_AUTO = 0, /**< float for f32 and Kahan tallies, else double */
+    MCT_PHANTOM_TRANSPORT_F64 = 1,
+    MCT_PHANTOM_TRANSPORT_F32 = 2
+} mct_phantom_transport_t;
+
+/** Multiple scattering per condensed-history step (applied at a random point
+ * of the step, and folded onto the sphere, see phantom_physics_body.inc). */
+typedef enum {
+    MCT_PHANTOM_MCS_TRANSPORT = 0, /**< mean cosine exp(-s/lambda1) from screened Rutherford transport cross sections (default) */
+    MCT_PHANTOM_MCS_HIGHLAND = 1   /**< Highland's Gaussian width of the projected angle (PDG) */
+} mct_phantom_mcs_t;
+
+typedef struct {
+    double size_cm;              /**< edge of the cube (40) */
+    int voxels;                  /**< voxels per edge n (100); the tally has n^3 bins */
+    double energy_MeV;           /**< beam kinetic energy (20), <= 1000 */
+    mct_phantom_particle_t particle; /**< electron (default) or photon */
+    double electron_cutoff_MeV;  /**< electrons/positrons below it deposit locally (0.2), >= 0.0125 */
+    double photon_cutoff_MeV;    /**< photons below it deposit locally (0.01), >= 0.001 */
+    double delta_threshold_MeV;  /**< Moller delta rays made above it (0: the electron cut-off) */
+    double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off) */
+    double step_fraction;        /**< largest fractional energy loss per step (0.04), in (0, 0.5] */
+    mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
+    mct_phantom_transport_t transport;
+    int64_t histories;           /**< >= batches */
+    int64_t batches;             /**< >= 1 */
+    uint64_t seed;
+    int block_size;              /**< GPU threads per block (128), 32..1024 */
+    int grid_blocks;             /**< GPU blocks of the persistent launch (0: fill the GPU once) */
+    int discard;                 /**< benchmark only: the kernel drops its deposits instead of adding them */
+    void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
+    void* progress_ctx;
+} mct_phantom_params_t;
+
+typedef struct {
+    double incident_MeV;         /**< histories x beam energy */
+    double deposited_MeV;        /**< sum of the tally over all bins and batches */
+    double escaped_MeV;          /**< kinetic energy leaving the phantom (+ 2 mc^2 per escaping positron) */
+    double scored_MeV;           /**< exact double sum of the values the engine passed to the tally */
+    double uncollided;           /**< source photons that left without interacting */
+    double primary_path_mean_cm; /**< mean path of the primary electron (electron beams) */
+    double primary_path_max_cm;  /**< longest primary electron path */
+    double adds;                 /**< contributions passed to the tally */
+    int max_stack;               /**< deepest particle stack of any history */
+    mct_phantom_transport_t transport; /**< the precision that ran (AUTO resolved) */
+    double seconds;              /**< wall time of the whole run */
+    double kernel_seconds;       /**< time in transport (chunks), without table set-up */
+    /** Energy per depth slab (MeV, summed over the slab's voxels) of each batch,
+     * batches x voxels, from the tally's running sums: the batch statistics of
+     * the laterally integrated depth dose. Freed by mct_phantom_result_free. */
+    double* slab_batch_mev;
+    int64_t* batch_histories;    /**< histories of each batch */
+    int64_t batches;
+    int slabs;
+} mct_phantom_result_t;
+
+/** Frees what mct_phantom_run allocated in a result; NULL fields are fine. */
+void mct_phantom_result_free(mct_phantom_result_t* r);
+
+/** Defaults: 40 cm, 100 voxels, 20 MeV electrons, cut-offs 0.2 / 0.01 MeV,
+ * thresholds = cut-offs, 4 % steps, auto transport, 1e5 histories, 10
+ * batches, seed 1, 128 threads per block. */
+void mct_phantom_params_init(mct_phantom_params_t* p);
+
+/** The transport precision p gives with a tally of `method` and `dtype`. */
+mct_phantom_transport_t mct_phantom_transport_for(const mct_phantom_params_t* p, mct_method_t method,
+                                                  mct_dtype_t dtype);
+
+/** Checks the parameters against the tally: INVALID_VALUE for values out of
+ * range or a tally whose bins are not voxels^3; NOT_SUPPORTED for integer
+ * tallies (dose is not a count) and for `shared` on more bins than 48 KiB of
+ * shared memory hold. */
+mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally);
+
+/** Runs the beam into `tally` (MeV per voxel; any backend and method the tally
+ * was made with) and fills `out`. OVERFLOW when a particle stack overflowed
+ * (the energy was kept, but the run is not the physics asked for) or a
+ * sort_reduce pair buffer filled. */
+mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, mct_phantom_result_t* out);
+
+/* ---- Analysis and output (phantom_output.c) ------------------------------ */
+
+/** Dose (Gy per history) and its relative error from the tally's mean energy
+ * per history (MeV) of each voxel, in place: mean_gy[k] = mean_mev[k] * 1.602176634e-13 / mass. */
+void mct_phantom_dose_gy(const mct_phantom_params_t* p, const double* mean_mev, double* dose_gy, int64_t nbins);
+
+/** Laterally integrated depth dose: for each of the n depth slabs, the
+ * energy deposited in the whole slab per history (MeV), its standard error
+ * (batch method on the slab sums, so the correlation between a slab's voxels
+ * is included), and the slab's depth centre (cm). */
+typedef struct {
+    int n;
+    double* depth_cm;
+    double* mev;     /**< energy per history in the slab */
+    double* err;     /**< standard error of mev (NaN with one batch) */
+} mct_phantom_depth_dose_t;
+
+mct_status_t mct_phantom_depth_dose(const mct_phantom_params_t* p, const mct_phantom_result_t* r,
+                                    mct_phantom_depth_dose_t* out);
+void mct_phantom_depth_dose_free(mct_phantom_depth_dose_t* dd);
+
+/** R50 (depth where the dose falls to half its maximum beyond the maximum)
+ * and Rp (where the tangent through R50, with the slope fitted to the fall-off
+ * between 20 % and 80 %, meets the bremsstrahlung background), with standard
+ * errors from the curve's errors. Needs a fall-off resolved by the grid:
+ * INVALID_STATE otherwise. */
+typedef struct {
+    double r50_cm, r50_err_cm;
+    double rp_cm, rp_err_cm;
+    double dmax_depth_cm;
+    double background; /**< relative dose of the bremsstrahlung tail */
+} mct_phantom_ranges_t;
+
+mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_ranges_t* out);
+
+/** Writes a 3-D grid of doubles (n^3, x fastest) as MetaImage DIR/NAME.mhd +
+ * DIR/NAME.raw (MET_DOUBLE, little-endian, spacing in mm, origin at the first
+ * voxel's centre in mm with the beam entering at x = y = 0, z = 0). */
+mct_status_t mct_phantom_write_mhd(const char* dir, const char* name, const mct_phantom_params_t* p,
+                                   const double* grid);
+
+/** Writes depth_cm, MeV per history, standard error and the dose relative to
+ * the maximum as CSV. */
+mct_status_t mct_phantom_write_depth_csv(const char* path, const mct_phantom_depth_dose_t* dd);
+
+/** Plots the relative depth dose as a PNG (zlib), with R50 and Rp marked by
+ * vertical lines (R50 red, Rp blue) and the 50 % level dotted. */
+mct_status_t mct_phantom_write_depth_png(const char* path, const mct_phantom_depth_dose_t* dd,
+                                         const mct_phantom_ranges_t* ranges);
+
+/* ---- Reference values from the shipped tables (phantom_tables.c) ---------- */
+
+/** XCOM linear attenuation coefficient of water at E (1/cm), without coherent
+ * scattering (the engine's) or with it; log-log interpolation of the table. */
+double mct_phantom_xcom_mu(double energy_MeV, int with_coherent);
+/** SRD 126 mu (1/cm, with coherent), log-log interpolation. */
+double mct_phantom_srd126_mu(double energy_MeV);
+/** ESTAR CSDA range (cm) at T, log-log interpolation. */
+double mct_phantom_estar_csda_cm(double energy_MeV);
+/** The engine's range table (cm) at T for the thresholds of p: ESTAR's CSDA
+ * range when both thresholds lie above the beam energy. */
+double mct_phantom_engine_range_cm(const mct_phantom_params_t* p, double energy_MeV);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCT_SIM_PHANTOM_H */

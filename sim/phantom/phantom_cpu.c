@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file phantom_cpu.c  The phantom on the CPU backend (OpenMP): the same
+ * history code as the GPU engine (phantom_transport.inc). Each thread collects
+ * its deposits, (voxel, MeV) pairs, while it transports a chunk of histories;
+ * the pairs then go to the tally through mct_tally_add, which applies the
+ * tally's own CPU method (atomic, replicated, kahan, fixed, sort_reduce) with
+ * the library's code. A problem uses only the public API, so the CPU engine
+ * does not reach into the backend for a per-element add; the price is one
+ * pass over the pairs after the transport of each chunk. */
+#include <stdlib.h>
+
+#include "phantom_engine.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/** One thread's deposits of the current chunk. */
+typedef struct {
+    uint32_t* keys;
+    double* values;
+    int64_t n, cap;
+    int failed; /* a buffer could not grow */
+} mct_phantom_cpu_sink_t;
+
+static int cpu_grow(mct_phantom_cpu_sink_t* s) {
+    const int64_t cap = s->cap ? 2 * s->cap : 4096;
+    uint32_t* k = realloc(s->keys, (size_t)cap * sizeof *k);
+    if (k) s->keys = k;
+    double* v = realloc(s->values, (size_t)cap * sizeof *v);
+    if (v) s->values = v;
+    if (!k || !v) return 0;
+    s->cap = cap;
+    return 1;
+}
+
+static inline void cpu_score(mct_phantom_cpu_sink_t* s, int64_t voxel, double e) {
+    if (s->n == s->cap && !cpu_grow(s)) {
+        s->failed = 1;
+        return;
+    }
+    s->keys[s->n] = (uint32_t)voxel;
+    s->values[s->n++] = e;
+}
+
+#define MCT_PH_FN MCT_INLINE
+#define MCT_PH_SINK_T mct_phantom_cpu_sink_t
+#define MCT_PH_SCORE(sink, voxel, e) cpu_score((sink), (voxel), (double)(e))
+#include "phantom_transport.h"
+
+typedef struct {
+    mct_phantom_transport_t transport;
+    mct_ph_tables_t_f64 tb64;
+    mct_ph_tables_t_f32 tb32;
+    mct_ph_geom_t_f64 g64;
+    mct_ph_geom_t_f32 g32;
+    double* data64; /* the engine's own copies of the tables */
+    float* data32;
+    mct_phantom_cpu_sink_t* sinks; /* one per thread */
+    int threads;
+    mct_phantom_counters_t totals;
+} phantom_cpu_t;
+
+static int cpu_threads(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int cpu_thread_id(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+static void cpu_destroy(void* ctx) {
+    phantom_cpu_t* c = ctx;
+    if (!c) return;
+    for (int i = 0; c->sinks && i < c->threads; ++i) {
+        free(c->sinks[i].keys);
+        free(c->sinks[i].values);
+    }
+    free(c->sinks);
+    free(c->data64);
+    free(c->data32);
+    free(c);
+}
+
+static mct_status_t cpu_create(void** ctx, const mct_phantom_params_t* p, const mct__phantom_tables_t* t,
+                               mct_phantom_transport_t transport, int64_t chunk, int device) {
+    (void)chunk, (void)device;
+    phantom_cpu_t* c = calloc(1, sizeof *c);
+    *ctx = c;
+    if (!c) return MCT_STATUS_OUT_OF_MEMORY;
+    const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
+    c->transport = transport;
+    c->threads = cpu_threads();
+    c->data64 = malloc(count * sizeof *c->data64);
+    c->data32 = malloc(count * sizeof *c->data32);
+    c->sinks = calloc((size_t)c->threads, sizeof *c->sinks);
+    if (!c->data64 || !c->data32 || !c->sinks) return MCT_STATUS_OUT_OF_MEMORY;
+    for (size_t k = 0; k < count; ++k) c->data64[k] = t->f64[k], c->data32[k] = t->f32[k];
+    c->tb64 = mct__phantom_tables_view_f64(t, c->data64);
+    c->tb32 = mct__phantom_tables_view_f32(t, c->data32);
+    c->g64 = mct__phantom_geom_f64(p);
+    c->g32 = mct__phantom_geom_f32(p);
+    return MCT_STATUS_SUCCESS;
+}
+
+static int64_t cpu_tally_threads(void* ctx) { return ((phantom_cpu_t*)ctx)->threads; }
+
+static mct_status_t cpu_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tally_t tally) {
+    phantom_cpu_t* c = ctx;
+    int failed = 0;
+#pragma omp parallel num_threads(c->threads) reduction(| : failed)
+    {
+        mct_phantom_cpu_sink_t* sink = &c->sinks[cpu_thread_id()];
+        sink->n = 0;
+        mct_phantom_counters_t local = {0};
+        /* Histories differ a lot in length (a photon may cross without
+         * interacting): hand them out in small dynamic portions. */
+#pragma omp for schedule(dynamic, 8)
+        for (int64_t i = 0; i < n; ++i) {
+            if (c->transport == MCT_PHANTOM_TRANSPORT_F32)
+                mct_ph_history_f32(sink, &c->g32, &c->tb32, first + (uint64_t)i, &local);
+            else
+                mct_ph_history_f64(sink, &c->g64, &c->tb64, first + (uint64_t)i, &local);
+        }
+        failed |= sink->failed;
+#pragma omp critical(mct_phantom_cpu_totals)
+        mct__phantom_counters_merge(&c->totals, &local);
+    }
+    if (failed) return MCT_STATUS_OUT_OF_MEMORY;
+    for (int i = 0; i < c->threads; ++i) {
+        const mct_phantom_cpu_sink_t* s = &c->sinks[i];
+        if (s->n == 0) continue;
+        mct_status_t st = mct_tally_add(tally, s->keys, s->values, s->n);
+        if (st) return st;
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t cpu_counters(void* ctx, mct_phantom_counters_t* out) {
+    *out = ((phantom_cpu_t*)ctx)->totals;
+    return MCT_STATUS_SUCCESS;
+}
+
+const mct__phantom_engine_t mct__phantom_engine_cpu = {
+    cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy,
+};

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file phantom_kernels.cuh  The phantom's transport kernel: persistent
+ * threads (a grid that fills the GPU once, each thread looping over
+ * histories, as in Liu 2018), every deposit added with the tally's method
+ * through mct_block_tally (the `shared` method keeps the bins in shared memory,
+ * every other method is mct_add). Shared by the device engine and the
+ * benchmark. Compiled by nvcc and, for the emulated backend, as host C++. */
+#ifndef MCT_SIM_PHANTOM_KERNELS_CUH
+#define MCT_SIM_PHANTOM_KERNELS_CUH
+
+#include <type_traits>
+
+#include "mctally/device/mct_launch.cuh"
+#include "mctally/device/mct_tally_device.cuh"
+
+/** Where a deposit goes: the block's tally, or nowhere in the benchmark's
+ * discarding launch (the values still reach the counters, so the transport
+ * cannot be optimized away). The branch is uniform over the grid. */
+template <typename T>
+struct mct__phantom_sink {
+    mct_block_tally<T>* tally;
+    int discard;
+    template <typename R>
+    __device__ __forceinline__ void add(int64_t voxel, R e) {
+        if (!discard) tally->add(voxel, (T)e);
+    }
+};
+
+#define MCT_PH_FN template <typename MCT_PH_SinkT> static __device__ __forceinline__
+#define MCT_PH_SINK_T MCT_PH_SinkT
+#define MCT_PH_SCORE(sink, voxel, e) (sink)->add((voxel), (e))
+#include "phantom_transport.h"
+
+/** The transport functions and types of one precision. */
+template <typename R>
+struct mct__phantom_real;
+
+template <>
+struct mct__phantom_real<double> {
+    typedef mct_ph_tables_t_f64 tables_t;
+    typedef mct_ph_geom_t_f64 geom_t;
+    template <typename S>
+    static __device__ __forceinline__ void history(S* s, const geom_t* g, const tables_t* tb, uint64_t h,
+                                                   mct_phantom_counters_t* c) {
+        mct_ph_history_f64(s, g, tb, h, c);
+    }
+};
+
+template <>
+struct mct__phantom_real<float> {
+    typedef mct_ph_tables_t_f32 tables_t;
+    typedef mct_ph_geom_t_f32 geom_t;
+    template <typename S>
+    static __device__ __forceinline__ void history(S* s, const geom_t* g, const tables_t* tb, uint64_t h,
+                                                   mct_phantom_counters_t* c) {
+        mct_ph_history_f32(s, g, tb, h, c);
+    }
+};
+
+/** The run's counters on the device: path_max as the bits of a non-negative
+ * double, whose integer order is the numeric order, so atomicMax works. */
+typedef struct {
+    double escaped, scored, uncollided, path_sum;
+    unsigned long long path_max_bits, adds;
+    unsigned int max_stack, overflow;
+} mct__phantom_device_counters_t;
+
+/** Histories [first, first + n): transport precision R, tally type T. */
+template <typename R, typename T>
+static __global__ void mct_phantom_kernel(typename mct__phantom_real<R>::tables_t tb,
+                                          typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
+                                          mct_tally_view_t view, int discard, mct__phantom_device_counters_t* out) {
+    mct_block_tally<T> tally(view);
+    mct__phantom_sink<T> sink = {&tally, discard};
+    mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        mct__phantom_real<R>::history(&sink, &g, &tb, first + (uint64_t)i, &c);
+    tally.flush();
+    if (c.adds == 0 && c.escaped == 0.0) return; /* a thread without histories */
+    atomicAdd(&out->escaped, c.escaped);
+    atomicAdd(&out->scored, c.scored);
+    atomicAdd(&out->uncollided, c.uncollided);
+    atomicAdd(&out->path_sum, c.path_sum);
+    atomicMax(&out->path_max_bits, (unsigned long long)__double_as_longlong(c.path_max));
+    atomicAdd(&out->adds, c.adds);
+    atomicMax(&out->max_stack, c.max_stack);
+    if (c.overflow) atomicOr(&out->overflow, 1u);
+}
+
+/** Dynamic shared memory of the kernel for this tally (the `shared` method's bins). */
+template <typename T>
+static inline size_t mct__phantom_smem(const mct_tally_view_t& view) {
+    return mct_block_tally_smem_bytes<T>(view);
+}
+
+/** Launches the kernel for the view's type (no synchronization). */
+template <typename R>
+static inline void mct__phantom_launch(const typename mct__phantom_real<R>::tables_t& tb,
+                                       const typename mct__phantom_real<R>::geom_t& g, uint64_t first, int64_t n,
+                                       const mct_tally_view_t& view, int discard, mct__phantom_device_counters_t* out,
+                                       int grid, int block, cudaStream_t stream) {
+    if (view.dtype == MCT_DTYPE_F32)
+        MCT_LAUNCH((mct_phantom_kernel<R, float>), grid, block, mct__phantom_smem<float>(view), stream, tb, g, first,
+                   n, view, discard, out);
+    else
+        MCT_LAUNCH((mct_phantom_kernel<R, double>), grid, block, mct__phantom_smem<double>(view), stream, tb, g,
+                   first, n, view, discard, out);
+}
+
+#endif /* MCT_SIM_PHANTOM_KERNELS_CUH */

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file phantom_physics.h  The water phantom's physics, written once for host C,
+ * host C++ (the emulated backend) and CUDA device code, in both precisions.
+ *
+ * One source, two precisions: the real-valued physics lives in
+ * phantom_physics_body.inc, which this header includes twice, once with
+ * MCT_PH_REAL = double (names ending in _f64) and once with float (_f32). C has
+ * no templates, and this keeps a single copy of every formula. The history loop,
+ * which adds energy into a tally, is in phantom_transport.inc: each engine
+ * includes it after saying how a deposit reaches its tally (see that file).
+ *
+ * Units: cm, MeV, g/cm3 (liquid water, density 1, so mass and linear
+ * coefficients are equal). The phantom is the box -L/2 <= x, y <= L/2,
+ * 0 <= z <= L; the beam enters at the origin along +z. */
+#ifndef MCT_SIM_PHANTOM_PHYSICS_H
+#define MCT_SIM_PHANTOM_PHYSICS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "mctally/mct_config.h"
+#include "mctally/mct_rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Electron rest energy (MeV), CODATA 2018. */
+#define MCT_PHANTOM_MEC2 0.51099895
+/** Radiation length of liquid water (cm at density 1; PDG: 36.08 g/cm2). */
+#define MCT_PHANTOM_X0_CM 36.08
+/** Electrons per gram of water: N_A * Z/A = 6.02214076e23 * 10 / 18.01528. */
+#define MCT_PHANTOM_ELECTRONS_PER_G 3.342774e23
+/** Classical electron radius (cm). */
+#define MCT_PHANTOM_RE_CM 2.8179403262e-13
+/** Depth of a history's stack of pending particles. A secondary is tracked
+ * at once and its parent waits on the stack, so the depth is the number of
+ * generations in flight (plus one for pairs), not the number of secondaries. */
+#define MCT_PHANTOM_STACK 32
+#define MCT_PHANTOM_PI 3.14159265358979323846
+
+/** Multiple-scattering models. */
+enum {
+    MCT_PH_MCS_TRANSPORT = 0, /**< Gaussian-like angle whose mean cosine is exp(-s/lambda1) (default) */
+    MCT_PH_MCS_HIGHLAND = 1   /**< Highland's width of the projected angle */
+};
+
+/** Particle kinds. */
+enum { MCT_PH_PHOTON = 0, MCT_PH_ELECTRON = 1, MCT_PH_POSITRON = 2 };
+/** Particle flags: the source particle (and the continuation of the primary
+ * electron after it makes a secondary); a photon that has interacted. */
+enum { MCT_PH_PRIMARY = 1, MCT_PH_COLLIDED = 2 };
+
+/** The tables, each of `n` points on a uniform grid (table-major): photon
+ * quantities on a grid in ln E, electron ones on a grid in ln T, and the
+ * energy as a function of the residual range on a grid in ln R. */
+enum {
+    MCT_PH_T_MU = 0,        /**< photon: total attenuation without coherent, 1/cm */
+    MCT_PH_T_P_PHOTO,       /**< photon: photoelectric / total */
+    MCT_PH_T_P_PHOTO_INCOH, /**< photon: (photoelectric + incoherent) / total; pair is the rest */
+    MCT_PH_T_RANGE,         /**< electron: range from the continuous stopping power, cm */
+    MCT_PH_T_SIG_BREM,      /**< electron: bremsstrahlung with k > brems threshold, 1/cm */
+    MCT_PH_T_SIG_MOLLER,    /**< electron: Moller collisions with energy transfer > delta threshold, 1/cm */
+    MCT_PH_T_SIG_MAJ,       /**< electron: a majorant of the sum of both for all energies <= T, 1/cm */
+    MCT_PH_T_INV_LAMBDA1,   /**< electron: inverse first transport mean free path (screened Rutherford), 1/cm */
+    MCT_PH_T_E_OF_R,        /**< range grid: kinetic energy with this residual range, MeV */
+    MCT_PH_T_COUNT
+};
+
+/** Per-thread (per-engine) totals of a run, in double whatever the transport
+ * precision: they are the energy-balance and diagnostic side of the run, not
+ * the dose engine under test. */
+typedef struct {
+    double escaped;            /**< kinetic energy (+ 2 mc^2 per positron) leaving the phantom, MeV */
+    double scored;             /**< exact double sum of every value passed to the tally, MeV */
+    double uncollided;         /**< source photons leaving through the back face without interacting */
+    double path_sum;           /**< summed path length of the primary electron, cm */
+    double path_max;           /**< longest primary electron path of any history, cm */
+    unsigned long long adds;   /**< contributions passed to the tally */
+    unsigned int max_stack;    /**< deepest particle stack of any history */
+    unsigned int overflow;     /**< 1 when a stack overflowed (the energy was deposited locally) */
+} mct_phantom_counters_t;
+
+/** A history's random numbers: Philox4x32-10 with key = seed and counter =
+ * (history low, history high, draw block, 0), so a history's numbers depend on
+ * (seed, history) only, never on the thread or launch shape that runs it. */
+typedef struct {
+    mct_key2x32_t key;
+    mct_ctr4x32_t ctr;
+    mct_ctr4x32_t buf;
+    uint32_t idx;
+} mct_phantom_rng_t;
+
+MCT_INLINE MCT_HD void mct_phantom_rng_init(mct_phantom_rng_t* r, uint64_t seed, uint64_t history) {
+    r->key = mct_philox_key_from_seed(seed);
+    r->ctr = mct_philox_ctr_history(history, 0u, 0u);
+    r->buf = r->ctr;
+    r->idx = 4u;
+}
+
+MCT_INLINE MCT_HD uint32_t mct_phantom_rng_u32(mct_phantom_rng_t* r) {
+    if (r->idx == 4u) {
+        r->buf = mct_philox4x32_10(r->ctr, r->key);
+        ++r->ctr.v[2];
+        r->idx = 0u;
+    }
+    return mct__philox_lane(r->buf, r->idx++);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+/* The real-valued physics, once per precision. */
+#define MCT_PH_REAL double
+#define MCT_PH_F32 0
+#define MCT_PH(name) mct_ph_##name##_f64
+#include "phantom_physics_body.inc"
+#undef MCT_PH_REAL
+#undef MCT_PH_F32
+#undef MCT_PH
+
+#define MCT_PH_REAL float
+#define MCT_PH_F32 1
+#define MCT_PH(name) mct_ph_##name##_f32
+#include "phantom_physics_body.inc"
+#undef MCT_PH_REAL
+#undef MCT_PH_F32
+#undef MCT_PH
+
+#endif /* MCT_SIM_PHANTOM_PHYSICS_H */

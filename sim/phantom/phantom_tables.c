@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file phantom_tables.c  The engine's tables from NIST XCOM and ESTAR: photon
+ * attenuation and branching, the class II electron quantities (Moller and
+ * bremsstrahlung cross sections above the thresholds, the continuous stopping
+ * power below them and its range table, inverted), and reference values. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "phantom_tables.h"
+
+#define PH_MEC2 MCT_PHANTOM_MEC2
+
+/* Grids: photons 1 keV to 1 GeV (XCOM starts at 1 keV), electrons 12.5 keV
+ * (ESTAR's first row here) to 1 GeV. */
+#define PHOTON_E_MIN 1.0e-3
+#define ELECTRON_T_MIN 1.25e-2
+#define E_MAX 1.0e3
+
+/* Column numbers of the CSV files (see data/water/README.md). */
+enum { XCOM_E = 0, XCOM_COH, XCOM_INCOH, XCOM_PHOTO, XCOM_PAIR_N, XCOM_PAIR_E, XCOM_TOT, XCOM_TOT_NOCOH };
+enum { ESTAR_E = 0, ESTAR_COL, ESTAR_RAD, ESTAR_TOT, ESTAR_CSDA };
+
+/* Log-log interpolation of column `col` of a row-major table at x (column
+ * 0), clamped to the table's ends; linear where a value is 0 (pair
+ * production at its threshold). */
+static double interp(const double* tab, int rows, int cols, int col, double x) {
+    if (x <= tab[0]) return tab[col];
+    if (x >= tab[(size_t)(rows - 1) * cols]) return tab[(size_t)(rows - 1) * cols + col];
+    int i = 0;
+    while (tab[(size_t)(i + 1) * cols] < x) ++i;
+    const double x0 = tab[(size_t)i * cols], x1 = tab[(size_t)(i + 1) * cols];
+    const double y0 = tab[(size_t)i * cols + col], y1 = tab[(size_t)(i + 1) * cols + col];
+    if (y0 > 0.0 && y1 > 0.0) return exp(log(y0) + (log(y1) - log(y0)) * (log(x) - log(x0)) / (log(x1) - log(x0)));
+    return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+}
+
+static double xcom(int col, double e) { return interp(mct__water_xcom, mct__water_xcom_rows, mct__water_xcom_cols, col, e); }
+static double estar(int col, double t) { return interp(mct__water_estar, mct__water_estar_rows, mct__water_estar_cols, col, t); }
+
+double mct_phantom_xcom_mu(double e, int with_coherent) { return xcom(with_coherent ? XCOM_TOT : XCOM_TOT_NOCOH, e); }
+double mct_phantom_srd126_mu(double e) {
+    return interp(mct__water_srd126, mct__water_srd126_rows, mct__water_srd126_cols, 1, e);
+}
+double mct_phantom_estar_csda_cm(double t) { return estar(ESTAR_CSDA, t); }
+
+/* ---- Class II electron quantities ---------------------------------------- */
+
+typedef struct {
+    double dcut, kcut;
+} thresholds_t;
+
+static thresholds_t thresholds_of(const mct_phantom_params_t* p) {
+    thresholds_t th;
+    th.dcut = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV;
+    th.kcut = p->brems_threshold_MeV > 0.0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV;
+    return th;
+}
+
+/* Moller scattering on the water's electrons at kinetic energy t with energy
+ * transfers in [dcut, t/2]: the macroscopic cross section (1/cm) and the
+ * energy loss rate (MeV/cm), both in closed form from
+ * dsigma/dx = 2 pi re^2 mc^2 / (beta^2 t) [1/x^2 + 1/(1-x)^2 + r^2 - (1-r^2)/(x(1-x))]. */
+static void moller(double t, double dcut, double* sigma, double* loss) {
+    *sigma = *loss = 0.0;
+    if (t <= 2.0 * dcut) return;
+    const double tau = t / PH_MEC2, beta2 = tau * (tau + 2.0) / ((tau + 1.0) * (tau + 1.0));
+    const double r2 = (tau / (tau + 1.0)) * (tau / (tau + 1.0));
+    const double c = 2.0 * MCT_PHANTOM_PI * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM * PH_MEC2 * MCT_PHANTOM_ELECTRONS_PER_G / beta2;
+    const double xc = dcut / t;
+    *sigma = c / t * (1.0 / xc - 1.0 / (1.0 - xc) + r2 * (0.5 - xc) - (1.0 - r2) * log((1.0 - xc) / xc));
+    *loss = c * (log(0.5 / xc) + 2.0 - log(2.0) - 1.0 / (1.0 - xc) - log(1.0 - xc) + r2 * (0.125 - 0.5 * xc * xc) -
+                 (1.0 - r2) * log(2.0 * (1.0 - xc)));
+}
+
+/* The integral of the bremsstrahlung shape g(k/E) = 4/3 - 4/3 k/E + (k/E)^2
+ * over k in [0, x], E the total energy. */
+static double brems_g_integral(double x, double etot) {
+    return 4.0 / 3.0 * x - 2.0 / 3.0 * x * x / etot + x * x * x / (3.0 * etot * etot);
+}
+
+/* Bremsstrahlung at kinetic energy t with ESTAR's radiative stopping power
+ * srad: the cross section for photons above kcut (1/cm) and the radiative
+ * loss to photons below it (MeV/cm). */
+static void brems(double t, double srad, double kcut, double* sigma, double* soft) {
+    if (t <= kcut) {
+        *sigma = 0.0;
+        *soft = srad;
+        return;
+    }
+    const double etot = t + PH_MEC2, norm = srad / brems_g_integral(t, etot);
+    *sigma = norm * (4.0 / 3.0 * log(t / kcut) - 4.0 / 3.0 * (t - kcut) / etot + (t * t - kcut * kcut) / (2.0 * etot * etot));
+    *soft = norm * brems_g_integral(kcut, etot);
+}
+
+/* Inverse first transport mean free path (1/cm) of an electron of kinetic
+ * energy t in water: screened Rutherford (Wentzel) cross sections of H and O,
+ * sigma1 = 2 pi Z(Z+1) re^2 (mc^2/(beta c p))^2 [ln(1 + 1/eta) - 1/(1 + eta)],
+ * with Moliere's screening parameter
+ * eta = 1/4 (alpha Z^(1/3) mc^2 / (0.885 p c))^2 (1.13 + 3.76 (alpha Z / beta)^2). */
+static double inv_lambda1(double t) {
+    const double alpha = 7.2973525693e-3, molecules_per_g = 6.02214076e23 / 18.01528;
+    const double pc2 = t * (t + 2.0 * PH_MEC2), bcp = pc2 / (t + PH_MEC2), beta2 = pc2 / ((t + PH_MEC2) * (t + PH_MEC2));
+    const double z[2] = {1.0, 8.0}, atoms[2] = {2.0, 1.0};
+    double sum = 0.0;
+    for (int i = 0; i < 2; ++i) {
+        const double a = alpha * cbrt(z[i]) * PH_MEC2 / (0.885 * sqrt(pc2));
+        const double eta = 0.25 * a * a * (1.13 + 3.76 * alpha * alpha * z[i] * z[i] / beta2);
+        const double sigma1 = 2.0 * MCT_PHANTOM_PI * z[i] * (z[i] + 1.0) * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM *
+                              (PH_MEC2 / bcp) * (PH_MEC2 / bcp) * (log(1.0 + 1.0 / eta) - 1.0 / (1.0 + eta));
+        sum += atoms[i] * sigma1;
+    }
+    return molecules_per_g * sum; /* x 1 g/cm3 */
+}
+
+/* The continuous stopping power (MeV/cm): collision minus hard Moller
+ * collisions, plus soft bremsstrahlung. */
+static double s_cont(double t, thresholds_t th) {
+    double sm, lm, sb, soft;
+    moller(t, th.dcut, &sm, &lm);
+    brems(t, estar(ESTAR_RAD, t), th.kcut, &sb, &soft);
+    return estar(ESTAR_COL, t) - lm + soft;
+}
+
+/* ---- Building ------------------------------------------------------------ */
+
+static double* table(mct__phantom_tables_t* t, int k) { return t->f64 + (size_t)k * t->n; }
+
+static void build_photon(mct__phantom_tables_t* t) {
+    for (int i = 0; i < t->n; ++i) {
+        const double e = exp(t->p_ln0 + i / t->p_inv);
+        const double incoh = xcom(XCOM_INCOH, e), photo = xcom(XCOM_PHOTO, e);
+        const double pair = xcom(XCOM_PAIR_N, e) + xcom(XCOM_PAIR_E, e);
+        const double total = incoh + photo + pair;
+        table(t, MCT_PH_T_MU)[i] = total; /* cm2/g x 1 g/cm3 */
+        table(t, MCT_PH_T_P_PHOTO)[i] = photo / total;
+        table(t, MCT_PH_T_P_PHOTO_INCOH)[i] = (photo + incoh) / total;
+    }
+}
+
+/* Range by Simpson's rule on each grid interval of ln T (the integrand
+ * T/S(T) is smooth there), starting from ESTAR's CSDA range at the first
+ * point, where no threshold is passed. */
+static void build_electron(mct__phantom_tables_t* t, thresholds_t th) {
+    double* range = table(t, MCT_PH_T_RANGE);
+    const double h = 1.0 / t->e_inv;
+    double prev_f = 0.0;
+    for (int i = 0; i < t->n; ++i) {
+        const double lt = t->e_ln0 + i * h, e = exp(lt);
+        double sm, lm, sb, soft;
+        moller(e, th.dcut, &sm, &lm);
+        brems(e, estar(ESTAR_RAD, e), th.kcut, &sb, &soft);
+        table(t, MCT_PH_T_SIG_MOLLER)[i] = sm;
+        table(t, MCT_PH_T_SIG_BREM)[i] = sb;
+        table(t, MCT_PH_T_INV_LAMBDA1)[i] = inv_lambda1(e);
+        const double f = e / s_cont(e, th);
+        if (i == 0) {
+            range[i] = estar(ESTAR_CSDA, e);
+        } else {
+            const double em = exp(lt - 0.5 * h);
+            range[i] = range[i - 1] + h / 6.0 * (prev_f + 4.0 * em / s_cont(em, th) + f);
+        }
+        prev_f = f;
+    }
+    /* Majorant: maj[i] = max of the sum over points 0 .. i+1, so it bounds the
+     * interpolated sum at every energy below the interpolated majorant's. */
+    double run = 0.0;
+    for (int i = 0; i < t->n; ++i) {
+        const int j = i + 1 < t->n ? i + 1 : i;
+        const double a = table(t, MCT_PH_T_SIG_BREM)[i] + table(t, MCT_PH_T_SIG_MOLLER)[i];
+        const double b = table(t, MCT_PH_T_SIG_BREM)[j] + table(t, MCT_PH_T_SIG_MOLLER)[j];
+        if (a > run) run = a;
+        table(t, MCT_PH_T_SIG_MAJ)[i] = b > run ? b : run;
+    }
+}
+
+/* Energy as a function of residual range: the exact inverse of the engine's
+ * forward look-up (linear in ln T between grid points). */
+static void build_inverse_range(mct__phantom_tables_t* t) {
+    const double* range = table(t, MCT_PH_T_RANGE);
+    double* e_of_r = table(t, MCT_PH_T_E_OF_R);
+    t->r_ln0 = log(range[0]);
+    t->r_inv = (t->n - 1) / (log(range[t->n - 1]) - t->r_ln0);
+    int i = 0;
+    for (int j = 0; j < t->n; ++j) {
+        double r = exp(t->r_ln0 + j / t->r_inv);
+        if (j == t->n - 1) r = range[t->n - 1];
+        while (i < t->n - 2 && range[i + 1] < r) ++i;
+        double f = (r - range[i]) / (range[i + 1] - range[i]);
+        f = f < 0.0 ? 0.0 : (f > 1.0 ? 1.0 : f);
+        e_of_r[j] = exp(t->e_ln0 + (i + f) / t->e_inv);
+    }
+}
+
+mct_status_t mct__phantom_tables_build(const mct_phantom_params_t* p, mct__phantom_tables_t* t) {
+    const int n = MCT_PHANTOM_TABLE_POINTS;
+    t->n = n;
+    t->f64 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(double));
+    t->f32 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(float));
+    if (!t->f64 || !t->f32) {
+        mct__phantom_tables_free(t);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    t->p_ln0 = log(PHOTON_E_MIN);
+    t->p_inv = (n - 1) / (log(E_MAX) - t->p_ln0);
+    t->e_ln0 = log(ELECTRON_T_MIN);
+    t->e_inv = (n - 1) / (log(E_MAX) - t->e_ln0);
+    build_photon(t);
+    build_electron(t, thresholds_of(p));
+    build_inverse_range(t);
+    for (size_t k = 0; k < (size_t)MCT_PH_T_COUNT * n; ++k) t->f32[k] = (float)t->f64[k];
+    return MCT_STATUS_SUCCESS;
+}
+
+void mct__phantom_tables_free(mct__phantom_tables_t* t) {
+    if (!t) return;
+    free(t->f64);
+    free(t->f32);
+    t->f64 = NULL;
+    t->f32 = NULL;
+}
+
+mct_ph_tables_t_f64 mct__phantom_tables_view_f64(const mct__phantom_tables_t* t, const double* data) {
+    mct_ph_tables_t_f64 v = {data, t->n, t->p_ln0, t->p_inv, t->e_ln0, t->e_inv, t->r_ln0, t->r_inv};
+    return v;
+}
+
+mct_ph_tables_t_f32 mct__phantom_tables_view_f32(const mct__phantom_tables_t* t, const float* data) {
+    mct_ph_tables_t_f32 v = {data,          t->n,          (float)t->p_ln0, (float)t->p_inv,
+                             (float)t->e_ln0, (float)t->e_inv, (float)t->r_ln0, (float)t->r_inv};
+    return v;
+}
+
+#define PHANTOM_GEOM_ARGS(p, th)                                                                                  \
+    (p)->size_cm, (p)->voxels, (p)->energy_MeV,                                                                   \
+        (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON, (p)->electron_cutoff_MeV,          \
+        (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction,                                       \
+        (p)->mcs == MCT_PHANTOM_MCS_HIGHLAND ? MCT_PH_MCS_HIGHLAND : MCT_PH_MCS_TRANSPORT, (p)->seed
+
+mct_ph_geom_t_f64 mct__phantom_geom_f64(const mct_phantom_params_t* p) {
+    const thresholds_t th = thresholds_of(p);
+    return mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th));
+}
+
+mct_ph_geom_t_f32 mct__phantom_geom_f32(const mct_phantom_params_t* p) {
+    const thresholds_t th = thresholds_of(p);
+    return mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th));
+}
+
+double mct_phantom_engine_range_cm(const mct_phantom_params_t* p, double energy_MeV) {
+    mct__phantom_tables_t t = {0};
+    if (mct__phantom_tables_build(p, &t)) return NAN;
+    mct_ph_tables_t_f64 v = mct__phantom_tables_view_f64(&t, t.f64);
+    const double r = mct_ph_range_f64(&v, energy_MeV);
+    mct__phantom_tables_free(&t);
+    return r;
+}

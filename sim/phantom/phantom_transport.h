@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file phantom_transport.h  The phantom's history loop in both precisions
+ * (mct_ph_history_f64 and mct_ph_history_f32), for an engine that has defined
+ * MCT_PH_FN, MCT_PH_SINK_T and MCT_PH_SCORE (see phantom_transport.inc). Include
+ * it once per translation unit. */
+#ifndef MCT_SIM_PHANTOM_TRANSPORT_H
+#define MCT_SIM_PHANTOM_TRANSPORT_H
+
+#if !defined(MCT_PH_FN) || !defined(MCT_PH_SINK_T) || !defined(MCT_PH_SCORE)
+#error "define MCT_PH_FN, MCT_PH_SINK_T and MCT_PH_SCORE before including phantom_transport.h"
+#endif
+
+#include "phantom_physics.h"
+
+#define MCT_PH_REAL double
+#define MCT_PH_F32 0
+#define MCT_PH(name) mct_ph_##name##_f64
+#include "phantom_transport.inc"
+#undef MCT_PH_REAL
+#undef MCT_PH_F32
+#undef MCT_PH
+
+#define MCT_PH_REAL float
+#define MCT_PH_F32 1
+#define MCT_PH(name) mct_ph_##name##_f32
+#include "phantom_transport.inc"
+#undef MCT_PH_REAL
+#undef MCT_PH_F32
+#undef MCT_PH
+
+#endif /* MCT_SIM_PHANTOM_TRANSPORT_H */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file cpu_add.c  The CPU backend's methods for adding (bin, value) pairs from
+ * host arrays, with OpenMP threads in the roles of the GPU's threads: atomic,
+ * replicated (a replica per thread), kahan (pairs updated by 64-bit CAS), fixed
+ * (int64 atomics, overflow detected) and sort_reduce (append, then sort). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/backend.h"
+#include "cpu_backend.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static int thread_id(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+static void raise_flag(const mct_tally_view_t* v, unsigned flag) { __atomic_fetch_or(v->flags, flag, __ATOMIC_RELAXED); }
+
+/* Float adds by CAS on the bit pattern, as the GPU's cas method: a NaN in the
+ * bin compares equal to itself bitwise, so the loop always ends. */
+static void atomic_add_f64(double* p, double v) {
+    uint64_t old = __atomic_load_n((uint64_t*)p, __ATOMIC_RELAXED), next;
+    do {
+        double cur;
+        memcpy(&cur, &old, sizeof cur);
+        cur += v;
+        memcpy(&next, &cur, sizeof next);
+    } while (!__atomic_compare_exchange_n((uint64_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+static void atomic_add_f32(float* p, float v) {
+    uint32_t old = __atomic_load_n((uint32_t*)p, __ATOMIC_RELAXED), next;
+    do {
+        float cur;
+        memcpy(&cur, &old, sizeof cur);
+        cur += v;
+        memcpy(&next, &cur, sizeof next);
+    } while (!__atomic_compare_exchange_n((uint32_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/* One contribution to element k of `base` (bins or a replica), atomically. */
+static void add_value(void* base, mct_dtype_t dtype, int64_t k, double v) {
+    switch (dtype) {
+    /* Integers: nearest, ties to even, then wrapped to the width, as the GPU's __double2ll_rn. */
+    case MCT_DTYPE_I32: __atomic_fetch_add((uint32_t*)base + k, (uint32_t)(uint64_t)llrint(v), __ATOMIC_RELAXED); break;
+    case MCT_DTYPE_U64: __atomic_fetch_add((uint64_t*)base + k, (uint64_t)llrint(v), __ATOMIC_RELAXED); break;
+    case MCT_DTYPE_F32: atomic_add_f32((float*)base + k, (float)v); break;
+    default: atomic_add_f64((double*)base + k, v); break;
+    }
+}
+
+/* Kahan's update of one (sum, comp) pair, the whole pair swapped by CAS. */
+static void kahan_add(mct_kahan_pair_t* p, float v) {
+    uint64_t old = __atomic_load_n((uint64_t*)p, __ATOMIC_RELAXED), next;
+    do {
+        mct_kahan_pair_t cur;
+        memcpy(&cur, &old, sizeof cur);
+        const float y = v - cur.comp, t = cur.sum + y;
+        cur.comp = (t - cur.sum) - y;
+        cur.sum = t;
+        memcpy(&next, &cur, sizeof next);
+    } while (!__atomic_compare_exchange_n((uint64_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/* Fixed point: round(v * 2^frac_bits) to nearest even, exactly as the GPU's
+ * __double2ll_rn, so both backends add the same integers. An int64 add that
+ * leaves the range (seen from the old value) raises OVERFLOW. */
+static void fixed_add(const mct_tally_view_t* view, int64_t k, double v) {
+    /* An f32 tally takes f32 contributions, as on the GPU. */
+    if (view->dtype == MCT_DTYPE_F32) v = (double)(float)v;
+    const double x = v * view->fixed_scale;
+    if (!isfinite(x)) return raise_flag(view, MCT_TALLY_FLAG_NONFINITE);
+    if (fabs(x) >= 9223372036854775808.0) return raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
+    const int64_t r = llrint(x);
+    const uint64_t old = __atomic_fetch_add((uint64_t*)view->bins + k, (uint64_t)r, __ATOMIC_RELAXED);
+    const int64_t before = (int64_t)old, after = (int64_t)(old + (uint64_t)r);
+    if ((before < 0) == (r < 0) && (after < 0) != (before < 0)) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
+}
+
+static void append_pair(const mct_tally_view_t* view, uint32_t bin, double v) {
+    const unsigned long long i = __atomic_fetch_add(view->pair_count, 1ull, __ATOMIC_RELAXED);
+    if (i >= (unsigned long long)view->pair_capacity) return raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
+    mct_sort_pair_t* p = (mct_sort_pair_t*)view->pairs + i;
+    p->bin = bin;
+    p->pad = 0;
+    p->value = v;
+}
+
+static void add_one(const mct_tally_view_t* view, uint32_t key, double v) {
+    switch (view->method) {
+    case MCT_METHOD_REPLICATED: {
+        /* A private replica when there is one per thread; shared replicas stay right through atomics. */
+        const int64_t r = (int64_t)thread_id() % view->nreplicas;
+        add_value((char*)view->replicas + (size_t)(r * view->nbins) * mct_dtype_size(view->dtype), view->dtype, key, v);
+        break;
+    }
+    case MCT_METHOD_KAHAN: kahan_add((mct_kahan_pair_t*)view->bins + key, (float)v); break;
+    case MCT_METHOD_FIXED: fixed_add(view, key, v); break;
+    case MCT_METHOD_SORT_REDUCE: append_pair(view, key, v); break;
+    default: add_value(view->bins, view->dtype, key, v); break;
+    }
+}
+
+mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+                               void* stream) {
+    (void)stream;
+    if (view->method == MCT_METHOD_REPLICATED && view->nreplicas < 1) return MCT_STATUS_INVALID_STATE;
+    int out_of_range = 0;
+#pragma omp parallel for schedule(static) reduction(| : out_of_range)
+    for (int64_t i = 0; i < n; ++i) {
+        if ((int64_t)keys[i] >= view->nbins) {
+            out_of_range = 1;
+            continue;
+        }
+        add_one(view, keys[i], values[i]);
+    }
+    if (out_of_range) raise_flag(view, MCT_TALLY_FLAG_OUT_OF_RANGE);
+    return MCT_STATUS_SUCCESS;
+}
+
+/* Total order on pairs: by bin, then by the value's bit pattern. Any order of
+ * appends ends in the same sequence, so each bin's sum is reproducible. */
+static int compare_pairs(const void* a, const void* b) {
+    const mct_sort_pair_t *p = a, *q = b;
+    if (p->bin != q->bin) return p->bin < q->bin ? -1 : 1;
+    uint64_t x, y;
+    memcpy(&x, &p->value, sizeof x);
+    memcpy(&y, &q->value, sizeof y);
+    return (x > y) - (x < y);
+}
+
+mct_status_t mct__cpu_sort_reduce(const mct_tally_view_t* view, void* stream) {
+    (void)stream;
+    int64_t n = (int64_t)*view->pair_count;
+    if (n > view->pair_capacity) n = view->pair_capacity;
+    mct_sort_pair_t* pairs = view->pairs;
+    qsort(pairs, (size_t)n, sizeof *pairs, compare_pairs);
+    for (int64_t i = 0; i < n;) {
+        const uint32_t bin = pairs[i].bin;
+        double sum = 0.0;
+        for (; i < n && pairs[i].bin == bin; ++i) sum += pairs[i].value;
+        if (view->dtype == MCT_DTYPE_F32)
+            ((float*)view->bins)[bin] += (float)sum;
+        else
+            ((double*)view->bins)[bin] += sum;
+    }
+    return MCT_STATUS_SUCCESS;
+}

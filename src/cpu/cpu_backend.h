@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file cpu_backend.h  Internal entry points of the CPU backend's methods. */
+#ifndef MCT_CPU_BACKEND_H
+#define MCT_CPU_BACKEND_H
+
+#include "../common/backend.h"
+
+mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+                               void* stream);
+mct_status_t mct__cpu_sort_reduce(const mct_tally_view_t* view, void* stream);
+
+#endif /* MCT_CPU_BACKEND_H */

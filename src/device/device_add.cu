@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file device_add.cu  Whole-array adds of the device backends and the
+ * sort_reduce post-pass (see device_add.h). The same source builds the CUDA
+ * backend (nvcc) and the emulated one (device_add_emulated.cpp); every helper
+ * here is static so the two builds cannot collide in one library. */
+#include <limits.h>
+#include <stdint.h>
+
+#include "device_add.h"
+#include "device_check.cuh"
+#include "kernels/kernel_add.cuh"
+#include "mctally/device/mct_launch.cuh"
+
+#if !MCT_IS_EMULATED
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+/* The run offsets use mctally's own device scan (mct_scan.h's engine), not CUB's. */
+#include "dispatch/dispatch_scan.cuh"
+#include "mctally/device/thread/thread_operators.cuh"
+#include <cub/device/device_segmented_reduce.cuh>
+#endif
+
+#if MCT_IS_EMULATED
+#define MCT__ADD_ARRAYS mct__emulated_add_arrays
+#define MCT__SORT_REDUCE mct__emulated_sort_reduce
+#else
+#define MCT__ADD_ARRAYS mct__cuda_add_arrays
+#define MCT__SORT_REDUCE mct__cuda_sort_reduce
+#endif
+
+/* Shared memory a block may use without the opt-in attribute. */
+#define MCT__SMEM_DEFAULT_LIMIT (48 * 1024)
+
+/* Enough blocks to fill the GPU a few times over; the grid-stride loop does
+ * the rest. (Fixed and integer results do not depend on it; float methods
+ * other than sort_reduce do not promise anything across launch shapes.) */
+static unsigned add_grid(int64_t n) {
+    int device = 0, sms = 1;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1) {
+        cudaGetLastError();
+        sms = 1;
+    }
+    const int64_t need = (n + MCT_ADD_THREADS - 1) / MCT_ADD_THREADS;
+    const int64_t cap = (int64_t)sms * 8;
+    return (unsigned)(need < cap ? need : cap);
+}
+
+template <typename T, mct_method_t M>
+static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const uint32_t* keys, const double* values,
+                                      int64_t n, cudaStream_t stream) {
+    if constexpr (!mct_method_serves<T, M>()) {
+        (void)view, (void)keys, (void)values, (void)n, (void)stream;
+        return MCT_STATUS_NOT_SUPPORTED;
+    } else {
+        const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
+        if (smem > MCT__SMEM_DEFAULT_LIMIT) return MCT_STATUS_TOO_LARGE;
+        MCT_LAUNCH((mct_kernel_add_arrays<T, M>), add_grid(n), MCT_ADD_THREADS, smem, stream, *view, keys, values, n);
+        return MCT_LAUNCH_CHECK();
+    }
+}
+
+template <typename T>
+static mct_status_t add_arrays_typed(const mct_tally_view_t* v, const uint32_t* k, const double* x, int64_t n,
+                                     cudaStream_t s) {
+    switch (v->method) {
+    case MCT_METHOD_ATOMIC: return add_arrays_launch<T, MCT_METHOD_ATOMIC>(v, k, x, n, s);
+    case MCT_METHOD_SHARED: return add_arrays_launch<T, MCT_METHOD_SHARED>(v, k, x, n, s);
+    case MCT_METHOD_WARP_REDUCE: return add_arrays_launch<T, MCT_METHOD_WARP_REDUCE>(v, k, x, n, s);
+    case MCT_METHOD_BLOCK_REDUCE: return add_arrays_launch<T, MCT_METHOD_BLOCK_REDUCE>(v, k, x, n, s);
+    case MCT_METHOD_REPLICATED: return add_arrays_launch<T, MCT_METHOD_REPLICATED>(v, k, x, n, s);
+    case MCT_METHOD_CAS: return add_arrays_launch<T, MCT_METHOD_CAS>(v, k, x, n, s);
+    case MCT_METHOD_WAG: return add_arrays_launch<T, MCT_METHOD_WAG>(v, k, x, n, s);
+    case MCT_METHOD_WIB: return add_arrays_launch<T, MCT_METHOD_WIB>(v, k, x, n, s);
+    case MCT_METHOD_WAG_MATCH: return add_arrays_launch<T, MCT_METHOD_WAG_MATCH>(v, k, x, n, s);
+    case MCT_METHOD_KAHAN: return add_arrays_launch<T, MCT_METHOD_KAHAN>(v, k, x, n, s);
+    case MCT_METHOD_KAHAN_NAIVE: return add_arrays_launch<T, MCT_METHOD_KAHAN_NAIVE>(v, k, x, n, s);
+    case MCT_METHOD_FIXED: return add_arrays_launch<T, MCT_METHOD_FIXED>(v, k, x, n, s);
+    case MCT_METHOD_SORT_REDUCE: return add_arrays_launch<T, MCT_METHOD_SORT_REDUCE>(v, k, x, n, s);
+    default: return MCT_STATUS_UNKNOWN_METHOD;
+    }
+}
+
+extern "C" mct_status_t MCT__ADD_ARRAYS(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
+                                        int64_t n, void* stream) {
+    if (!view || (n > 0 && (!d_keys || !d_values || !view->bins))) return MCT_STATUS_NULL_POINTER;
+    if (n < 0) return MCT_STATUS_INVALID_VALUE;
+    if (n == 0) return MCT_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)stream;
+    switch (view->dtype) {
+    case MCT_DTYPE_I32: return add_arrays_typed<int32_t>(view, d_keys, d_values, n, s);
+    case MCT_DTYPE_U64: return add_arrays_typed<uint64_t>(view, d_keys, d_values, n, s);
+    case MCT_DTYPE_F32: return add_arrays_typed<float>(view, d_keys, d_values, n, s);
+    case MCT_DTYPE_F64: return add_arrays_typed<double>(view, d_keys, d_values, n, s);
+    default: return MCT_STATUS_UNKNOWN_DTYPE;
+    }
+}
+
+#if MCT_IS_EMULATED
+
+extern "C" mct_status_t MCT__SORT_REDUCE(const mct_tally_view_t* view, void* stream) {
+    (void)stream;
+    return view ? MCT_STATUS_NOT_SUPPORTED : MCT_STATUS_NULL_POINTER;
+}
+
+#else /* CUDA */
+
+/* Device scratch of one sort_reduce pass, carved from one allocation at
+ * 256-byte alignment. */
+typedef struct {
+    uint32_t *bins_a, *bins_b, *run_bins;
+    unsigned long long *bits_a, *bits_b;
+    int *run_counts, *offsets, *num_runs;
+    double* run_sums;
+    void* temp;
+    size_t temp_bytes;
+    int bin_bits; /* bits of the largest bin index: the second sort's passes */
+} sort_scratch_t;
+
+static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* Temp bytes of every CUB call of the pass (n items), the largest of them. */
+static mct_status_t sort_temp_bytes(int n, int bin_bits, size_t* out) {
+    size_t b, most = 1;
+    mct_status_t st;
+    cub::DoubleBuffer<unsigned long long> bits(NULL, NULL);
+    cub::DoubleBuffer<uint32_t> bins(NULL, NULL);
+    if ((st = MCT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, b, bits, bins, n)))) return st;
+    most = b > most ? b : most;
+    if ((st = MCT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, b, bins, bits, n, 0, bin_bits)))) return st;
+    most = b > most ? b : most;
+    if ((st = MCT_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(NULL, b, (uint32_t*)NULL, (uint32_t*)NULL, (int*)NULL,
+                                                                (int*)NULL, n))))
+        return st;
+    most = b > most ? b : most;
+    b = mct__scan_temp_bytes<mct__scan_default_policy<4>, int>(n);
+    most = b > most ? b : most;
+    if ((st = MCT_CUDA_CHECK(
+             cub::DeviceSegmentedReduce::Sum(NULL, b, (double*)NULL, (double*)NULL, n, (int*)NULL, (int*)NULL))))
+        return st;
+    *out = b > most ? b : most;
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t sort_scratch_alloc(int n, int64_t nbins, sort_scratch_t* s, void** blob) {
+    s->bin_bits = 1;
+    while (s->bin_bits < 32 && ((int64_t)1 << s->bin_bits) < nbins) ++s->bin_bits;
+    mct_status_t st = sort_temp_bytes(n, s->bin_bits, &s->temp_bytes);
+    if (st) return st;
+    const size_t u32 = align256((size_t)n * 4), u64 = align256((size_t)n * 8), i32 = align256((size_t)n * 4);
+    const size_t bytes = 3 * u32 + 2 * u64 + i32 + align256((size_t)(n + 1) * 4) + 256 + u64 + s->temp_bytes;
+    if ((st = MCT_CUDA_CHECK(cudaMalloc(blob, bytes)))) return st;
+    char* p = (char*)*blob;
+    s->bins_a = (uint32_t*)p, p += u32;
+    s->bins_b = (uint32_t*)p, p += u32;
+    s->run_bins = (uint32_t*)p, p += u32;
+    s->bits_a = (unsigned long long*)p, p += u64;
+    s->bits_b = (unsigned long long*)p, p += u64;
+    s->run_counts = (int*)p, p += i32;
+    s->offsets = (int*)p, p += align256((size_t)(n + 1) * 4);
+    s->num_runs = (int*)p, p += 256;
+    s->run_sums = (double*)p, p += u64;
+    s->temp = p;
+    return MCT_STATUS_SUCCESS;
+}
+
+template <typename T>
+static mct_status_t sort_scatter(const mct_tally_view_t* view, const sort_scratch_t* s, int n, cudaStream_t stream) {
+    const unsigned grid = (unsigned)((n + MCT_ADD_THREADS - 1) / MCT_ADD_THREADS);
+    MCT_LAUNCH(mct_kernel_sort_scatter<T>, grid, MCT_ADD_THREADS, 0, stream, (T*)view->bins, s->run_bins, s->run_sums,
+               s->num_runs);
+    return MCT_LAUNCH_CHECK();
+}
+
+/* The pass proper on n > 0 pairs (see device_add.h for why it is deterministic). */
+static mct_status_t sort_reduce_pairs(const mct_tally_view_t* view, int n, sort_scratch_t* s, cudaStream_t stream) {
+    mct_status_t st;
+    const unsigned grid = (unsigned)((n + MCT_ADD_THREADS - 1) / MCT_ADD_THREADS);
+    MCT_LAUNCH(mct_kernel_sort_unpack, grid, MCT_ADD_THREADS, 0, stream, (const mct_sort_pair_t*)view->pairs,
+               (int64_t)n, s->bins_a, s->bits_a);
+    if ((st = MCT_LAUNCH_CHECK())) return st;
+    /* Stable LSD order: by value bits first, then by bin, gives (bin, bits). */
+    cub::DoubleBuffer<unsigned long long> bits(s->bits_a, s->bits_b);
+    cub::DoubleBuffer<uint32_t> bins(s->bins_a, s->bins_b);
+    size_t tb = s->temp_bytes;
+    if ((st = MCT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(s->temp, tb, bits, bins, n, 0, 64, stream)))) return st;
+    tb = s->temp_bytes;
+    if ((st = MCT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(s->temp, tb, bins, bits, n, 0, s->bin_bits, stream))))
+        return st;
+    tb = s->temp_bytes;
+    if ((st = MCT_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(s->temp, tb, bins.Current(), s->run_bins,
+                                                                s->run_counts, s->num_runs, n, stream))))
+        return st;
+    int runs = 0;
+    if ((st = MCT_CUDA_CHECK(cudaMemcpyAsync(&runs, s->num_runs, sizeof runs, cudaMemcpyDeviceToHost, stream))) ||
+        (st = MCT_CUDA_CHECK(cudaStreamSynchronize(stream))))
+        return st;
+    if ((st = MCT_CUDA_CHECK(cudaMemsetAsync(s->offsets, 0, sizeof(int), stream)))) return st;
+    tb = s->temp_bytes;
+    if ((st = mct__dispatch_scan<mct__scan_default_policy<4>, int, mct_op_sum<int>>(
+             s->temp, &tb, s->run_counts, s->offsets + 1, (int64_t)runs, false, 0, mct_op_sum<int>(),
+             MCT__SCAN_LOOKBACK, mct__scan_default_delays(), stream)))
+        return st;
+    tb = s->temp_bytes;
+    const double* sorted_values = (const double*)bits.Current();
+    if ((st = MCT_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(s->temp, tb, sorted_values, s->run_sums, runs,
+                                                             s->offsets, s->offsets + 1, stream))))
+        return st;
+    switch (view->dtype) {
+    case MCT_DTYPE_I32: return sort_scatter<int32_t>(view, s, runs, stream);
+    case MCT_DTYPE_U64: return sort_scatter<uint64_t>(view, s, runs, stream);
+    case MCT_DTYPE_F32: return sort_scatter<float>(view, s, runs, stream);
+    case MCT_DTYPE_F64: return sort_scatter<double>(view, s, runs, stream);
+    default: return MCT_STATUS_UNKNOWN_DTYPE;
+    }
+}
+
+extern "C" mct_status_t MCT__SORT_REDUCE(const mct_tally_view_t* view, void* stream) {
+    if (!view || !view->pair_count || !view->bins || (view->pair_capacity > 0 && !view->pairs))
+        return MCT_STATUS_NULL_POINTER;
+    cudaStream_t s = (cudaStream_t)stream;
+    unsigned long long count = 0;
+    mct_status_t st = MCT_CUDA_CHECK(
+        cudaMemcpyAsync(&count, view->pair_count, sizeof count, cudaMemcpyDeviceToHost, s));
+    if (!st) st = MCT_CUDA_CHECK(cudaStreamSynchronize(s));
+    if (st) return st;
+    const unsigned long long cap = view->pair_capacity > 0 ? (unsigned long long)view->pair_capacity : 0;
+    const unsigned long long n = count < cap ? count : cap;
+    if (n > (unsigned long long)INT_MAX) return MCT_STATUS_TOO_LARGE;
+    if (n > 0) {
+        sort_scratch_t scratch;
+        void* blob = NULL;
+        st = sort_scratch_alloc((int)n, view->nbins, &scratch, &blob);
+        if (!st) st = sort_reduce_pairs(view, (int)n, &scratch, s);
+        const mct_status_t sync = MCT_CUDA_CHECK(cudaStreamSynchronize(s));
+        cudaFree(blob);
+        if (st || (st = sync)) return st;
+    }
+    st = MCT_CUDA_CHECK(cudaMemsetAsync(view->pair_count, 0, sizeof(unsigned long long), s));
+    return st ? st : MCT_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+#endif

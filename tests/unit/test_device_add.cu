@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file test_device_add.cu  The backends' whole-array entry points
+ * (mct__cuda_add_arrays / mct__emulated_add_arrays) for every method x dtype,
+ * their refusals, and on a GPU the sort_reduce pass: exact or within the
+ * rounding bound of the reference, and sort_reduce bitwise identical whatever
+ * the order the pairs were appended in. */
+#include "../../src/device/device_add.h"
+#include "mct_add_harness.cuh"
+
+#if MCT_IS_EMULATED
+#define ADD_ARRAYS mct__emulated_add_arrays
+#define SORT_REDUCE mct__emulated_sort_reduce
+#else
+#define ADD_ARRAYS mct__cuda_add_arrays
+#define SORT_REDUCE mct__cuda_sort_reduce
+#endif
+
+/** The tally's value of an f64 input, as the kernels convert it (to the
+ * dtype first, for every method). */
+template <typename T>
+static double converted(double v) {
+    if (std::is_integral<T>::value) return (double)(T)(uint64_t)llrint(v);
+    return (double)(T)v;
+}
+
+struct arrays {
+    std::vector<uint32_t> keys;
+    std::vector<double> vals;
+    uint32_t* d_keys;
+    double* d_vals;
+};
+
+static arrays make_arrays(int64_t n, int64_t nbins, uint64_t seed, bool integers) {
+    arrays a;
+    harness_rng_state = seed;
+    for (int64_t i = 0; i < n; ++i) {
+        a.keys.push_back((uint32_t)(i % 5 == 0 ? nbins / 2 : harness_rand() % (uint64_t)nbins));
+        a.vals.push_back(integers ? (double)(harness_rand() % 7) : (harness_u01() - 0.3) * ldexp(1.0, (int)(harness_rand() % 9)));
+    }
+    CHECK_CUDA(cudaMalloc((void**)&a.d_keys, n * sizeof(uint32_t)));
+    CHECK_CUDA(cudaMalloc((void**)&a.d_vals, n * sizeof(double)));
+    CHECK_CUDA(cudaMemcpy(a.d_keys, a.keys.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(a.d_vals, a.vals.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    return a;
+}
+static void free_arrays(arrays& a) {
+    cudaFree(a.d_keys);
+    cudaFree(a.d_vals);
+}
+
+/** Adds the arrays with method M into a fresh tally and checks the result. */
+template <typename T, mct_method_t M>
+static void check_arrays(const arrays& a, int64_t nbins) {
+    const int64_t n = (int64_t)a.keys.size();
+    harness_tally t = harness_tally_create(M, harness_dtype<T>(), sizeof(T), nbins, M == MCT_METHOD_REPLICATED ? 64 : 0,
+                                           n, 24);
+    snprintf(harness_case_text, sizeof harness_case_text, "add_arrays: method %s, %zu-byte type, n %lld, bins %lld",
+             mct_method_name(M), sizeof(T), (long long)n, (long long)nbins);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, n, NULL), MCT_STATUS_SUCCESS);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<harness_contrib> reached;
+    for (int64_t i = 0; i < n; ++i) reached.push_back({(int64_t)a.keys[i], converted<T>(a.vals[i])});
+    harness_check<T>(t, reached);
+    harness_tally_free(t);
+}
+
+template <typename T>
+static void all_methods(const arrays& a, int64_t nbins) {
+    check_arrays<T, MCT_METHOD_ATOMIC>(a, nbins);
+    check_arrays<T, MCT_METHOD_SHARED>(a, nbins);
+    check_arrays<T, MCT_METHOD_WARP_REDUCE>(a, nbins);
+    check_arrays<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins);
+    check_arrays<T, MCT_METHOD_REPLICATED>(a, nbins);
+    check_arrays<T, MCT_METHOD_WAG>(a, nbins);
+    check_arrays<T, MCT_METHOD_WIB>(a, nbins);
+    check_arrays<T, MCT_METHOD_WAG_MATCH>(a, nbins);
+    check_arrays<T, MCT_METHOD_SORT_REDUCE>(a, nbins);
+    if constexpr (std::is_floating_point<T>::value) {
+        check_arrays<T, MCT_METHOD_CAS>(a, nbins);
+        check_arrays<T, MCT_METHOD_FIXED>(a, nbins);
+    }
+    if constexpr (std::is_same<T, float>::value) {
+        check_arrays<T, MCT_METHOD_KAHAN>(a, nbins);
+        check_arrays<T, MCT_METHOD_KAHAN_NAIVE>(a, nbins);
+    }
+}
+
+static void test_refusals(const arrays& a) {
+    harness_tally t = harness_tally_create(MCT_METHOD_KAHAN, MCT_DTYPE_F64, 8, 8, 0, 0, 0);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
+    t.view.method = MCT_METHOD_CAS, t.view.dtype = MCT_DTYPE_I32;
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
+    t.view.method = MCT_METHOD_COUNT;
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_UNKNOWN_METHOD);
+    t.view.method = MCT_METHOD_SHARED, t.view.dtype = MCT_DTYPE_F64, t.view.nbins = 6145; /* > 48 KiB */
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_TOO_LARGE);
+    t.view.nbins = 6144;
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 0, NULL), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, -1, NULL), MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(ADD_ARRAYS(NULL, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_NULL_POINTER);
+    harness_tally_free(t);
+}
+
+/** sort_reduce end to end: the bins after the pass are within the rounding
+ * bound, and bitwise identical when the same pairs arrive in another order. */
+template <typename T>
+static void test_sort_reduce(int64_t n, int64_t nbins) {
+    arrays a = make_arrays(n, nbins, 77, std::is_integral<T>::value);
+    arrays b = a; /* the same pairs, reversed, appended by another launch shape */
+    std::reverse(b.keys.begin(), b.keys.end());
+    std::reverse(b.vals.begin(), b.vals.end());
+    CHECK_CUDA(cudaMalloc((void**)&b.d_keys, n * sizeof(uint32_t)));
+    CHECK_CUDA(cudaMalloc((void**)&b.d_vals, n * sizeof(double)));
+    CHECK_CUDA(cudaMemcpy(b.d_keys, b.keys.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(b.d_vals, b.vals.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    std::vector<unsigned char> bits[2];
+    for (int pass = 0; pass < 2; ++pass) {
+        const arrays& in = pass ? b : a;
+        harness_tally t = harness_tally_create(MCT_METHOD_SORT_REDUCE, harness_dtype<T>(), sizeof(T), nbins, 0, n, 0);
+        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys, in.d_vals, n / 2, NULL), MCT_STATUS_SUCCESS); /* two calls */
+        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys + n / 2, in.d_vals + n / 2, n - n / 2, NULL), MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(SORT_REDUCE(&t.view, NULL), MCT_STATUS_SUCCESS);
+        unsigned long long count = 1;
+        CHECK_CUDA(cudaMemcpy(&count, t.view.pair_count, sizeof count, cudaMemcpyDeviceToHost));
+        ASSERT_EQ_I64((int64_t)count, 0); /* consumed */
+        t.view.method = MCT_METHOD_ATOMIC; /* read and check the bins as a plain tally */
+        std::vector<harness_contrib> reached;
+        for (int64_t i = 0; i < n; ++i)
+            reached.push_back({(int64_t)in.keys[i], converted<T>(in.vals[i])});
+        snprintf(harness_case_text, sizeof harness_case_text, "sort_reduce pass %d, %zu-byte type", pass, sizeof(T));
+        harness_check<T>(t, reached);
+        bits[pass].resize((size_t)nbins * sizeof(T));
+        CHECK_CUDA(cudaMemcpy(bits[pass].data(), t.view.bins, bits[pass].size(), cudaMemcpyDeviceToHost));
+        harness_tally_free(t);
+    }
+    ASSERT_TRUE(bits[0] == bits[1]);
+    free_arrays(a);
+    free_arrays(b);
+}
+
+int main(void) {
+    if (!harness_have_device()) return 77;
+    const int64_t n = harness_quick() ? 3001 : 20011;
+    for (int64_t nbins : {1, 8, 1000}) {
+        arrays f = make_arrays(n, nbins, 1234 + nbins, false), i = make_arrays(n, nbins, 99 + nbins, true);
+        all_methods<float>(f, nbins);
+        all_methods<double>(f, nbins);
+        all_methods<int32_t>(i, nbins);
+        all_methods<uint64_t>(i, nbins);
+        free_arrays(f);
+        free_arrays(i);
+    }
+    arrays a = make_arrays(16, 8, 5, false);
+    test_refusals(a);
+#if MCT_IS_EMULATED
+    harness_tally t = harness_tally_create(MCT_METHOD_SORT_REDUCE, MCT_DTYPE_F64, 8, 8, 0, 16, 0);
+    ASSERT_STATUS(SORT_REDUCE(&t.view, NULL), MCT_STATUS_NOT_SUPPORTED);
+    harness_tally_free(t);
+#else
+    test_sort_reduce<double>(harness_quick() ? 5000 : 200003, 1000);
+    test_sort_reduce<float>(harness_quick() ? 5000 : 100003, 8);
+    test_sort_reduce<int32_t>(5000, 3);
+    test_sort_reduce<double>(70000, 1); /* one hot bin: one long run */
+#endif
+    free_arrays(a);
+    printf("device add_arrays: every method x dtype right\n");
+    return 0;
+}

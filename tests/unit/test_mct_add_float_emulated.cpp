@@ -1,0 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file test_mct_add_float_emulated.cpp  test_mct_add_float.cu on the CPU, under
+ * the CUDA emulation. */
+#include "test_mct_add_float.cu"

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file cli_accumulate.c  `mctally accumulate`: tally user data (little-endian
+ * u32 keys, f64 values) into B bins with any method, write the bins as raw
+ * little-endian f64 and a JSON summary beside them. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static const char accumulate_usage[] =
+    "usage: mctally accumulate --bins B --keys FILE --values FILE --out FILE\n"
+    "                          [--method M] [--backend auto|cpu|cuda|emulated] [--dtype T]\n"
+    "                          [--frac-bits N]\n"
+    "Adds values[i] into bin keys[i] for every i. Keys: little-endian uint32; values:\n"
+    "little-endian float64; both files hold the same number of items. Writes the B bins\n"
+    "to FILE as little-endian float64 and a summary to FILE.json.\n"
+    "The value type defaults to the method's natural one (f32 for kahan, f64 otherwise).\n"
+    "fixed stores round(v * 2^N); N defaults to the largest that keeps the sum of |v|\n"
+    "below 2^62. A key >= B, a NaN or infinite value, an empty, truncated or missing\n"
+    "file, or files of different lengths: an error naming it, and nothing written.\n";
+
+typedef struct {
+    int64_t bins;
+    const char *keys_path, *values_path, *out;
+    mct_method_t method;
+    mct_backend_t backend;
+    mct_dtype_t dtype;
+    int have_dtype, frac_bits;
+} acc_args_t;
+
+static int parse_args(int argc, char** argv, acc_args_t* a) {
+    memset(a, 0, sizeof *a);
+    a->method = MCT_METHOD_ATOMIC;
+    a->backend = MCT_BACKEND_AUTO;
+    a->frac_bits = -1;
+    for (int i = 0; i < argc; ++i) {
+        const char* f = argv[i];
+        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
+            fputs(accumulate_usage, stdout);
+            exit(0);
+        }
+        if (i + 1 >= argc) return mct_cli_error("accumulate: option %s needs a value", f);
+        const char* v = argv[++i];
+        int64_t x;
+        if (!strcmp(f, "--bins")) {
+            if (mct_cli_parse_i64(v, 1, INT64_C(1) << 31, &a->bins)) return mct_cli_error("--bins %s: expected a whole number 1 .. 2^31", v);
+        } else if (!strcmp(f, "--keys")) a->keys_path = v;
+        else if (!strcmp(f, "--values")) a->values_path = v;
+        else if (!strcmp(f, "--out")) a->out = v;
+        else if (!strcmp(f, "--method")) {
+            if (mct_method_from_name(v, &a->method)) return mct_cli_error("--method %s: unknown method (see: mctally methods)", v);
+        } else if (!strcmp(f, "--backend")) {
+            if (mct_backend_from_name(v, &a->backend)) return mct_cli_error("--backend %s: unknown backend (auto, cpu, cuda, emulated)", v);
+        } else if (!strcmp(f, "--dtype")) {
+            if (mct_dtype_from_name(v, &a->dtype)) return mct_cli_error("--dtype %s: unknown type (i32, u64, f32, f64)", v);
+            a->have_dtype = 1;
+        } else if (!strcmp(f, "--frac-bits")) {
+            if (mct_cli_parse_i64(v, 0, 62, &x)) return mct_cli_error("--frac-bits %s: expected a whole number 0 .. 62", v);
+            a->frac_bits = (int)x;
+        } else return mct_cli_error("accumulate: unknown option '%s' (try: mctally accumulate --help)", f);
+    }
+    if (!a->bins) return mct_cli_error("accumulate: --bins is required");
+    if (!a->keys_path || !a->values_path) return mct_cli_error("accumulate: --keys and --values are required");
+    if (!a->out) return mct_cli_error("accumulate: --out is required");
+    if (!a->have_dtype)
+        a->dtype = (a->method == MCT_METHOD_KAHAN || a->method == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
+    return 0;
+}
+
+/* Reads a whole file of `item` byte records; 0 on success. */
+static int read_items(const char* path, size_t item, void** data, int64_t* count) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return mct_cli_error("cannot open '%s': %s", path, strerror(errno));
+    long size = (fseek(f, 0, SEEK_END) == 0) ? ftell(f) : -1;
+    rewind(f);
+    if (size < 0) {
+        fclose(f);
+        return mct_cli_error("cannot read '%s'", path);
+    }
+    if (size == 0) {
+        fclose(f);
+        return mct_cli_error("'%s' is empty", path);
+    }
+    if (size % (long)item) {
+        fclose(f);
+        return mct_cli_error("'%s' is truncated: %ld bytes is not a whole number of %zu-byte items", path, size, item);
+    }
+    *data = malloc((size_t)size);
+    if (!*data || fread(*data, 1, (size_t)size, f) != (size_t)size) {
+        fclose(f);
+        return mct_cli_error("cannot read '%s'", path);
+    }
+    fclose(f);
+    *count = size / (long)item;
+    return 0;
+}
+
+/* Files are little-endian; this machine's order is checked, not assumed. */
+static int host_is_little_endian(void) {
+    const uint16_t one = 1;
+    return *(const uint8_t*)&one == 1;
+}
+
+static int check_data(const acc_args_t* a, const uint32_t* keys, const double* values, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        if ((int64_t)keys[i] >= a->bins)
+            return mct_cli_error("key %u at item %lld is outside the %lld bins", keys[i], (long long)i, (long long)a->bins);
+        if (!isfinite(values[i])) return mct_cli_error("value at item %lld is %g, not a finite number", (long long)i, values[i]);
+    }
+    return 0;
+}
+
+/* The largest scale that keeps any partial sum of the data inside int64 with a
+ * factor 2 to spare: sum |v| * 2^bits < 2^62. */
+static int default_frac_bits(const double* values, int64_t n) {
+    double total = 0.0;
+    for (int64_t i = 0; i < n; ++i) total += fabs(values[i]);
+    if (total == 0.0) return 32;
+    int bits = (int)floor(62.0 - log2(total)) - 1;
+    return bits < 0 ? 0 : (bits > 62 ? 62 : bits);
+}
+
+static int write_file(const char* path, const void* data, size_t bytes, const char* text) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE* f = fopen(tmp, "wb");
+    int ok = f && (text ? fputs(text, f) >= 0 : fwrite(data, 1, bytes, f) == bytes);
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return mct_cli_error("cannot write '%s': %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* values, int64_t n, double* bins,
+                      cJSON* summary) {
+    mct_tally_desc_t d;
+    mct_tally_desc_init(&d);
+    d.bins = a->bins, d.method = a->method, d.dtype = a->dtype, d.backend = a->backend;
+    d.fixed_frac_bits = a->frac_bits >= 0 ? a->frac_bits : default_frac_bits(values, n);
+    if (d.method == MCT_METHOD_SORT_REDUCE) d.pair_capacity = n;
+    mct_tally_t t = NULL;
+    mct_status_t st = mct_tally_create(&t, &d);
+    if (st == MCT_STATUS_NOT_SUPPORTED)
+        return mct_cli_error("accumulate: method %s cannot serve %s on the %s backend (see: mctally methods)",
+                             mct_method_name(d.method), mct_dtype_name(d.dtype), mct_backend_name(d.backend));
+    if (st) return mct_cli_error("accumulate: cannot create the tally: %s", mct_status_string(st));
+    const double t0 = now_seconds();
+    st = mct_tally_add(t, keys, values, n);
+    if (!st) st = mct_tally_end_batch(t, 1);
+    const double seconds = now_seconds() - t0;
+    if (!st) st = mct_tally_sums(t, bins);
+    if (st) {
+        mct_tally_destroy(t);
+        if (st == MCT_STATUS_NOT_SUPPORTED)
+            return mct_cli_error("accumulate: method %s needs converged threads of a kernel; it cannot tally arbitrary pairs",
+                                 mct_method_name(d.method));
+        if (st == MCT_STATUS_OVERFLOW)
+            return mct_cli_error("accumulate: fixed-point overflow with %d fraction bits; use a smaller --frac-bits",
+                                 d.fixed_frac_bits);
+        return mct_cli_error("accumulate: %s (%s)", mct_status_string(st), mct_status_name(st));
+    }
+    char device[256];
+    mct_tally_get_desc(t, &d);
+    mct_tally_device_name(t, device, sizeof device);
+    cJSON_AddStringToObject(summary, "backend", mct_backend_name(d.backend));
+    cJSON_AddStringToObject(summary, "device", device);
+    cJSON_AddStringToObject(summary, "method", mct_method_name(d.method));
+    cJSON_AddStringToObject(summary, "dtype", mct_dtype_name(d.dtype));
+    cJSON_AddStringToObject(summary, "determinism", mct_determinism_name(mct_method_determinism(d.method, d.dtype)));
+    if (d.method == MCT_METHOD_FIXED) cJSON_AddNumberToObject(summary, "fixed_frac_bits", d.fixed_frac_bits);
+    cJSON_AddNumberToObject(summary, "seconds", seconds);
+    mct_tally_destroy(t);
+    return 0;
+}
+
+int mct_cli_accumulate(int argc, char** argv) {
+    acc_args_t a;
+    if (parse_args(argc, argv, &a)) return 1;
+    if (!host_is_little_endian()) return mct_cli_error("accumulate: big-endian hosts are not supported");
+    uint32_t* keys = NULL;
+    double *values = NULL, *bins = NULL;
+    int64_t nk = 0, nv = 0;
+    int rc = read_items(a.keys_path, sizeof(uint32_t), (void**)&keys, &nk) ||
+             read_items(a.values_path, sizeof(double), (void**)&values, &nv);
+    if (!rc && nk != nv)
+        rc = mct_cli_error("'%s' holds %lld keys but '%s' holds %lld values", a.keys_path, (long long)nk, a.values_path,
+                           (long long)nv);
+    if (!rc) rc = check_data(&a, keys, values, nk);
+    cJSON* summary = cJSON_CreateObject();
+    if (!rc && !(bins = calloc((size_t)a.bins, sizeof(double)))) rc = mct_cli_error("out of memory for %lld bins", (long long)a.bins);
+    if (!rc) rc = tally_data(&a, keys, values, nk, bins, summary);
+    if (!rc) {
+        double total = 0.0;
+        for (int64_t k = 0; k < a.bins; ++k) total += bins[k];
+        cJSON_AddStringToObject(summary, "mctally_version", mct_version());
+        cJSON_AddNumberToObject(summary, "bins", (double)a.bins);
+        cJSON_AddNumberToObject(summary, "items", (double)nk);
+        cJSON_AddStringToObject(summary, "keys", a.keys_path);
+        cJSON_AddStringToObject(summary, "values", a.values_path);
+        cJSON_AddStringToObject(summary, "output", a.out);
+        cJSON_AddNumberToObject(summary, "total", total);
+        char json_path[4200];
+        snprintf(json_path, sizeof json_path, "%s.json", a.out);
+        char* text = cJSON_Print(summary);
+        rc = write_file(a.out, bins, (size_t)a.bins * sizeof(double), NULL) || write_file(json_path, NULL, 0, text);
+        free(text);
+        if (!rc) printf("accumulate: %lld items into %lld bins with %s: total %.17g; wrote %s and %s\n", (long long)nk,
+                        (long long)a.bins, mct_method_name(a.method), total, a.out, json_path);
+    }
+    cJSON_Delete(summary);
+    free(keys), free(values), free(bins);
+    return rc;
+}
