@@ -22,6 +22,11 @@ if ls .deps/*.deb >/dev/null 2>&1; then
   export LD_LIBRARY_PATH=$(ls -d /tmp/mct-deps/usr/lib/*-linux-gnu | head -1)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 
+# Stages to run (all by default), so the suite can be split over several
+# calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
+STAGES=${MCT_SUITE_STAGES:-"build test bench phantom bench_phantom"}
+stage() { [[ " $STAGES " == *" $1 "* ]]; }
+
 step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
   local name=$1; shift
   log "$name: $*"
@@ -31,11 +36,14 @@ step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+if stage build; then
 step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90}
 step build cmake --build "$BUILD" -j "$(nproc)"
-step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
+fi
 MCT="$BUILD/tools/mctally/mctally"
 SAN="compute-sanitizer --error-exitcode 9"
+if stage test; then
+step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
 for tool in memcheck racecheck; do
   step "sanitize_${tool}_block_counter" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/test_block_counter_cuda"
   step "sanitize_${tool}_rng" $SAN --tool $tool "$BUILD/tests/kat/test_rng_kat_cuda" tests/kat/rng_kat_vectors.txt
@@ -64,7 +72,9 @@ cross_check() {
   [ "$(echo $counts | tr ' ' '\n' | sort -u | wc -l)" -eq 1 ]
 }
 step cross_backend cross_check
-step example "$MCT" run examples/escape.ini --out "$OUT/example"
+step example "$MCT" run examples/escape.ini --out /tmp/mct-example
+fi
+if stage bench; then
 step bench_escape env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   "$MCT" bench escape --out "$OUT/bench_escape.json"
 # Prefix scan beside CUB DeviceScan (2^20..2^30 i32 and f64), then its Markdown summary.
@@ -72,10 +82,12 @@ step bench_scan env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo
   "$MCT" bench scan --out "$OUT/bench_scan.json"
 [ -f "$OUT/bench_scan.json" ] && python3 bench/scan/table.py "$OUT/bench_scan.json" \
   "scripts/gpu_suite.sh (mctally bench scan --out bench_scan.json)" >"$OUT/bench_scan.md"
+fi
 
 # The water phantom (Liu 2018 tests 2-4) on the GPU: memcheck at small counts,
 # validation at large counts (energy balance, R50/Rp, photon attenuation; the
 # CI tests do the same at small counts on the CPU), then Tables II-IV.
+if stage phantom; then
 for m in atomic wib kahan fixed replicated sort_reduce; do
   dt=$([ $m = kahan ] && echo f32 || echo f64)
   step "sanitize_memcheck_phantom_$m" $SAN --tool memcheck "$MCT" run examples/phantom_test3.ini --backend cuda \
@@ -83,15 +95,20 @@ for m in atomic wib kahan fixed replicated sort_reduce; do
 done
 phantom_check() { # NAME ARGS...: a cuda run, then its result checked
   local name=$1; shift
-  "$MCT" run "$@" --backend cuda --out "$OUT/phantom_$name" && python3 tests/sim/check_phantom_result.py "$OUT/phantom_$name/result.json"
+  "$MCT" run "$@" --backend cuda --out "/tmp/mct-phantom-$name" &&
+    python3 tests/sim/check_phantom_result.py "/tmp/mct-phantom-$name/result.json" &&
+    cp "/tmp/mct-phantom-$name/result.json" "$OUT/phantom_$name.result.log"
 }
 step phantom_fp64 phantom_check fp64 examples/phantom_test2.ini --histories 1e7
 step phantom_fp32 phantom_check fp32 examples/phantom_test2.ini --histories 1e7 --dtype f32
 step phantom_kas phantom_check kas examples/phantom_test2.ini --histories 1e7 --method kahan --dtype f32
 step phantom_photon phantom_check photon examples/phantom_photon.ini --histories 1e7
+fi
+if stage bench_phantom; then
 step bench_phantom env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   "$MCT" bench phantom --scale "${MCT_PHANTOM_SCALE:-1}" --out "$OUT/bench_phantom.json"
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
+fi
 
 {
   echo "{"
