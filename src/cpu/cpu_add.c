@@ -74,8 +74,6 @@ static void kahan_add(mct_kahan_pair_t* p, float v) {
  * __double2ll_rn, so both backends add the same integers. An int64 add that
  * leaves the range (seen from the old value) raises OVERFLOW. */
 static void fixed_add(const mct_tally_view_t* view, int64_t k, double v) {
-    /* An f32 tally takes f32 contributions, as on the GPU. */
-    if (view->dtype == MCT_DTYPE_F32) v = (double)(float)v;
     const double x = v * view->fixed_scale;
     if (!isfinite(x)) return raise_flag(view, MCT_TALLY_FLAG_NONFINITE);
     if (fabs(x) >= 9223372036854775808.0) return raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
@@ -95,6 +93,8 @@ static void append_pair(const mct_tally_view_t* view, uint32_t bin, double v) {
 }
 
 static void add_one(const mct_tally_view_t* view, uint32_t key, double v) {
+    /* An f32 tally takes f32 contributions whatever the method, as on the GPU. */
+    if (view->dtype == MCT_DTYPE_F32) v = (double)(float)v;
     switch (view->method) {
     case MCT_METHOD_REPLICATED: {
         /* A private replica when there is one per thread; shared replicas stay right through atomics. */

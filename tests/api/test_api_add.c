@@ -56,7 +56,8 @@ static mct_tally_t make(mct_backend_t b, mct_method_t m, mct_dtype_t d, int64_t 
 static double bound(mct_method_t m, mct_dtype_t d, int64_t k, double mag) {
     if (m == MCT_METHOD_FIXED) return 0.0; /* compared with the exact integer sum */
     if (m == MCT_METHOD_KAHAN) return (3.0 * U32 + (double)k * U32 * U32) * mag;
-    if (m == MCT_METHOD_SORT_REDUCE) return ((double)k * U64 + (d == MCT_DTYPE_F32 ? U32 : 0.0)) * mag;
+    /* f32: each value rounded on entry, the bin's double run total rounded once more. */
+    if (m == MCT_METHOD_SORT_REDUCE) return ((double)k * U64 + (d == MCT_DTYPE_F32 ? 2.0 * U32 : 0.0)) * mag;
     const double u = d == MCT_DTYPE_F32 ? U32 : U64;
     return (double)k * u * mag;
 }

@@ -40,16 +40,16 @@ typedef struct {
 #define MCT_TUNE_SCAN_ITEMS_4B 23
 #endif
 #ifndef MCT_TUNE_SCAN_THREADS_8B
-#define MCT_TUNE_SCAN_THREADS_8B 128
+#define MCT_TUNE_SCAN_THREADS_8B 256 /* best of the H100 sweep, 2026-11-21 */
 #endif
 #ifndef MCT_TUNE_SCAN_ITEMS_8B
 #define MCT_TUNE_SCAN_ITEMS_8B 15
 #endif
 #ifndef MCT_TUNE_SCAN_FIRST_POLL_NS
-#define MCT_TUNE_SCAN_FIRST_POLL_NS 0
+#define MCT_TUNE_SCAN_FIRST_POLL_NS 1200 /* best of the H100 sweep for i32, 2026-11-21 */
 #endif
 #ifndef MCT_TUNE_SCAN_POLL_NS
-#define MCT_TUNE_SCAN_POLL_NS 64
+#define MCT_TUNE_SCAN_POLL_NS 350
 #endif
 
 /** The default policy for values of `bytes` bytes (the C API's types are 4 or 8). */
