@@ -40,7 +40,7 @@ typedef struct {
 #define MCT_TUNE_SCAN_ITEMS_4B 23
 #endif
 #ifndef MCT_TUNE_SCAN_THREADS_8B
-#define MCT_TUNE_SCAN_THREADS_8B 256 /* best of the H100 sweep, 2026-11-21 */
+#define MCT_TUNE_SCAN_THREADS_8B 128
 #endif
 #ifndef MCT_TUNE_SCAN_ITEMS_8B
 #define MCT_TUNE_SCAN_ITEMS_8B 15
