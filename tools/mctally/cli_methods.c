@@ -30,8 +30,10 @@ int mct_cli_methods(int argc, char** argv) {
                 snprintf(backends + strlen(backends), sizeof backends - strlen(backends), "%s%s", backends[0] ? "," : "",
                          mct_backend_name((mct_backend_t)b));
         }
+        /* A column reads "-" for a method that serves no type of that kind. */
+        const int ints = strstr(types, "i32") || strstr(types, "u64");
         printf("%-13s %-16s %-9s %-15s %-21s %s\n", mct_method_name((mct_method_t)m), types,
-               mct_determinism_name(mct_method_determinism((mct_method_t)m, MCT_DTYPE_I32)),
+               ints ? mct_determinism_name(mct_method_determinism((mct_method_t)m, MCT_DTYPE_I32)) : "-",
                mct_determinism_name(mct_method_determinism((mct_method_t)m, MCT_DTYPE_F64)), backends,
                mct_method_summary((mct_method_t)m));
     }
