@@ -16,53 +16,14 @@
 #include <vector>
 
 #include "../../src/common/backend.h"
+#include "../common/bench_common.cuh"
 #include "escape_kernels.cuh"
-
-#define BENCH_CHECK(call)                                                                  \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "mctally bench: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 typedef struct {
     int64_t histories;
     int reps, warmup;
     const char* out;
 } bench_args_t;
-
-static double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* Device-to-device copy bandwidth, bytes read plus bytes written per second. */
-static double copy_bandwidth(const bench_args_t* a) {
-    const size_t bytes = (size_t)1 << 30;
-    void *src, *dst;
-    BENCH_CHECK(cudaMalloc(&src, bytes));
-    BENCH_CHECK(cudaMalloc(&dst, bytes));
-    BENCH_CHECK(cudaMemset(src, 1, bytes));
-    cudaEvent_t t0, t1;
-    cudaEventCreate(&t0);
-    cudaEventCreate(&t1);
-    std::vector<double> ms;
-    for (int r = 0; r < a->warmup + a->reps; ++r) {
-        cudaEventRecord(t0);
-        BENCH_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
-        cudaEventRecord(t1);
-        cudaEventSynchronize(t1);
-        float m;
-        cudaEventElapsedTime(&m, t0, t1);
-        if (r >= a->warmup) ms.push_back(m);
-    }
-    cudaFree(src), cudaFree(dst);
-    cudaEventDestroy(t0), cudaEventDestroy(t1);
-    return 2.0 * (double)bytes / (median(ms) * 1e-3);
-}
 
 /* Exact count of escapes by CUB, timed as a peer. */
 static int64_t cub_count(const int32_t* events, int64_t n, const bench_args_t* a, double* ms_out) {
@@ -88,7 +49,7 @@ static int64_t cub_count(const int32_t* events, int64_t n, const bench_args_t* a
     BENCH_CHECK(cudaMemcpy(&count, d_out, sizeof count, cudaMemcpyDeviceToHost));
     cudaFree(temp), cudaFree(d_out);
     cudaEventDestroy(t0), cudaEventDestroy(t1);
-    *ms_out = median(ms);
+    *ms_out = mct_bench_median(ms);
     return count;
 }
 
@@ -145,7 +106,7 @@ static int time_case(const int32_t* events, int64_t n, mct_method_t method, mct_
     cudaEventDestroy(t0), cudaEventDestroy(t1);
     mct_tally_destroy(tally);
     if (rc) return rc;
-    out->median_ms = median(ms);
+    out->median_ms = mct_bench_median(ms);
     out->min_ms = *std::min_element(ms.begin(), ms.end());
     out->max_ms = *std::max_element(ms.begin(), ms.end());
     return 0;
@@ -172,36 +133,14 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
     return 0;
 }
 
-static cJSON* device_json(int* sms) {
-    cudaDeviceProp prop;
-    int driver = 0, runtime = 0;
-    BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-    cudaDriverGetVersion(&driver);
-    cudaRuntimeGetVersion(&runtime);
-    *sms = prop.multiProcessorCount;
-    cJSON* j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "name", prop.name);
-    cJSON_AddNumberToObject(j, "sms", prop.multiProcessorCount);
-    cJSON_AddNumberToObject(j, "cuda_driver", driver);
-    cJSON_AddNumberToObject(j, "cuda_runtime", runtime);
-    return j;
-}
-
 extern "C" int mct_bench_escape(int argc, char** argv) {
     bench_args_t a;
     if (parse_args(argc, argv, &a)) return 1;
-    int sms = 0;
-    cJSON* root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "suite", "escape");
-    cJSON_AddItemToObject(root, "device", device_json(&sms));
-    time_t now = time(NULL);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(root, "date", date);
-    const char* commit = getenv("MCT_COMMIT");
-    cJSON_AddStringToObject(root, "commit", commit ? commit : "unknown");
+    cudaDeviceProp prop;
+    cJSON* root = mct_bench_root("escape", &prop);
+    const int sms = prop.multiProcessorCount;
     const int64_t n = a.histories;
-    const double bw = copy_bandwidth(&a);
+    const double bw = mct_bench_copy_bandwidth(a.reps, a.warmup);
     cJSON_AddNumberToObject(root, "histories", (double)n);
     cJSON_AddNumberToObject(root, "reps", a.reps);
     cJSON_AddNumberToObject(root, "copy_bandwidth_GBps", bw * 1e-9);
@@ -267,15 +206,5 @@ extern "C" int mct_bench_escape(int argc, char** argv) {
                 }
     }
     cudaFree(photons), cudaFree(events);
-    cJSON_AddNumberToObject(root, "failures", failures);
-    char* text = cJSON_Print(root);
-    FILE* f = fopen(a.out, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "mctally: cannot write %s\n", a.out);
-        return 1;
-    }
-    free(text);
-    cJSON_Delete(root);
-    printf("wrote %s (%d failures)\n", a.out, failures);
-    return failures ? 1 : 0;
+    return mct_bench_finish(root, a.out, failures);
 }

@@ -22,16 +22,8 @@
 #include <vector>
 
 #include "../../src/device/dispatch/dispatch_scan.cuh"
+#include "../common/bench_common.cuh"
 #include "mctally/mct_scan.h"
-
-#define BENCH_CHECK(call)                                                                     \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "mctally bench scan: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                          \
-        }                                                                                     \
-    } while (0)
 
 typedef struct {
     int min_log2, max_log2, reps, warmup, tuning, chained;
@@ -42,12 +34,6 @@ typedef struct {
     double median_ms, min_ms, max_ms;
     long long mismatches;
 } timing_t;
-
-static double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Non-zero inputs from a counter hash: i32 in [-1000, 1000] \ {0}, f64 in (0, 1]
  * (positive, so each prefix is its own sum of absolute values). */
@@ -113,7 +99,7 @@ static timing_t time_scan(F run, T* out, const T* ref, int64_t n, const bench_ar
         if (r >= a->warmup) ms.push_back(m);
     }
     cudaEventDestroy(t0), cudaEventDestroy(t1);
-    timing_t t = {median(ms), *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()), 0};
+    timing_t t = {mct_bench_median(ms), *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()), 0};
     if (ref) {
         unsigned long long* bad;
         BENCH_CHECK(cudaMalloc((void**)&bad, sizeof *bad));
@@ -125,20 +111,6 @@ static timing_t time_scan(F run, T* out, const T* ref, int64_t n, const bench_ar
         t.mismatches = (long long)h;
     }
     return t;
-}
-
-/* Device-to-device copy bandwidth of 1 GiB, bytes read plus written per second. */
-static double copy_bandwidth(const bench_args_t* a) {
-    const size_t bytes = (size_t)1 << 30;
-    char *src, *dst;
-    BENCH_CHECK(cudaMalloc((void**)&src, bytes));
-    BENCH_CHECK(cudaMalloc((void**)&dst, bytes));
-    BENCH_CHECK(cudaMemset(src, 1, bytes));
-    const timing_t t = time_scan(
-        [&] { BENCH_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, dst, (const char*)NULL,
-        (int64_t)bytes, a);
-    cudaFree(src), cudaFree(dst);
-    return 2.0 * (double)bytes / (t.median_ms * 1e-3);
 }
 
 static cJSON* case_json(const char* impl, const char* type, int64_t n, bool exclusive, size_t elem, const timing_t& t,
@@ -331,28 +303,11 @@ extern "C" int mct_bench_scan(int argc, char** argv) {
     bench_args_t a;
     if (parse_args(argc, argv, &a)) return 1;
     cudaDeviceProp prop;
-    int driver = 0, runtime = 0;
-    BENCH_CHECK(cudaGetDeviceProperties(&prop, 0));
-    cudaDriverGetVersion(&driver);
-    cudaRuntimeGetVersion(&runtime);
-    cJSON* root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "suite", "scan");
-    cJSON* dev = cJSON_AddObjectToObject(root, "device");
-    cJSON_AddStringToObject(dev, "name", prop.name);
-    cJSON_AddNumberToObject(dev, "sms", prop.multiProcessorCount);
-    cJSON_AddNumberToObject(dev, "cc", prop.major * 10 + prop.minor);
-    cJSON_AddNumberToObject(dev, "cuda_driver", driver);
-    cJSON_AddNumberToObject(dev, "cuda_runtime", runtime);
-    cJSON_AddNumberToObject(dev, "cub_version", CUB_VERSION);
-    time_t now = time(NULL);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(root, "date", date);
-    const char* commit = getenv("MCT_COMMIT");
-    cJSON_AddStringToObject(root, "commit", commit ? commit : "unknown");
+    cJSON* root = mct_bench_root("scan", &prop);
+    cJSON_AddNumberToObject(cJSON_GetObjectItem(root, "device"), "cub_version", CUB_VERSION);
     cJSON_AddNumberToObject(root, "reps", a.reps);
     cJSON_AddNumberToObject(root, "warmup", a.warmup);
-    const double copy_gbps = copy_bandwidth(&a);
+    const double copy_gbps = mct_bench_copy_bandwidth(a.reps, a.warmup);
     cJSON_AddNumberToObject(root, "copy_bandwidth_GBps", copy_gbps * 1e-9);
     cJSON* policy = cJSON_AddObjectToObject(root, "default_policy");
     cJSON_AddNumberToObject(policy, "threads_4b", mct__scan_default_policy<4>::threads);
@@ -366,15 +321,5 @@ extern "C" int mct_bench_scan(int argc, char** argv) {
     cJSON* tuning = cJSON_AddArrayToObject(root, "tuning");
     int failures = bench_type<int32_t>(cases, tuning, copy_gbps, &a);
     failures += bench_type<double>(cases, tuning, copy_gbps, &a);
-    cJSON_AddNumberToObject(root, "failures", failures);
-    char* text = cJSON_Print(root);
-    FILE* f = fopen(a.out, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "mctally: cannot write %s\n", a.out);
-        return 1;
-    }
-    free(text);
-    cJSON_Delete(root);
-    printf("wrote %s (%d failures)\n", a.out, failures);
-    return failures ? 1 : 0;
+    return mct_bench_finish(root, a.out, failures);
 }

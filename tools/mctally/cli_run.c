@@ -181,6 +181,29 @@ static int report_status(mct_status_t st, const run_args_t* a, const char* what)
     return mct_cli_error("%s: %s (%s)", what, mct_status_string(st), mct_status_name(st));
 }
 
+/* The fields every problem's result.json opens with; also returns the tally's
+ * resolved descriptor and device name for the caller's summary line. */
+static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* problem, int64_t histories,
+                            uint64_t seed, int64_t batches, double seconds, mct_tally_desc_t* d, char* device,
+                            size_t device_size) {
+    mct_tally_get_desc(tally, d);
+    mct_tally_device_name(tally, device, device_size);
+    cJSON* root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "mctally_version", mct_version());
+    cJSON_AddStringToObject(root, "problem", problem);
+    cJSON_AddStringToObject(root, "input", a->file);
+    cJSON_AddStringToObject(root, "backend", mct_backend_name(d->backend));
+    cJSON_AddStringToObject(root, "device", device);
+    cJSON_AddStringToObject(root, "method", mct_method_name(d->method));
+    cJSON_AddStringToObject(root, "dtype", mct_dtype_name(d->dtype));
+    cJSON_AddStringToObject(root, "determinism", mct_determinism_name(mct_method_determinism(d->method, d->dtype)));
+    cJSON_AddItemToObject(root, "histories", raw_integer((uint64_t)histories, 0));
+    cJSON_AddItemToObject(root, "seed", raw_integer(seed, 0));
+    cJSON_AddItemToObject(root, "batches", raw_integer((uint64_t)batches, 0));
+    cJSON_AddNumberToObject(root, "seconds", seconds);
+    return root;
+}
+
 static int run_escape(const run_args_t* a, mct_tally_t tally) {
     mct_escape_params_t p = a->cfg.escape;
     p.histories = a->cfg.histories;
@@ -196,21 +219,7 @@ static int run_escape(const run_args_t* a, mct_tally_t tally) {
 
     mct_tally_desc_t d;
     char device[256];
-    mct_tally_get_desc(tally, &d);
-    mct_tally_device_name(tally, device, sizeof device);
-    cJSON* root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "mctally_version", mct_version());
-    cJSON_AddStringToObject(root, "problem", "escape");
-    cJSON_AddStringToObject(root, "input", a->file);
-    cJSON_AddStringToObject(root, "backend", mct_backend_name(d.backend));
-    cJSON_AddStringToObject(root, "device", device);
-    cJSON_AddStringToObject(root, "method", mct_method_name(d.method));
-    cJSON_AddStringToObject(root, "dtype", mct_dtype_name(d.dtype));
-    cJSON_AddStringToObject(root, "determinism", mct_determinism_name(mct_method_determinism(d.method, d.dtype)));
-    cJSON_AddItemToObject(root, "histories", raw_integer((uint64_t)p.histories, 0));
-    cJSON_AddItemToObject(root, "seed", raw_integer(p.seed, 0));
-    cJSON_AddItemToObject(root, "batches", raw_integer((uint64_t)p.batches, 0));
-    cJSON_AddNumberToObject(root, "seconds", r.seconds);
+    cJSON* root = result_header(a, tally, "escape", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
     cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
     cJSON_AddItemToArray(tallies, tally_json(tally, "escape"));
     cJSON_AddItemToObject(root, "escape", escape_json(&p, &r));
@@ -406,21 +415,8 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     if (!rc) {
         mct_tally_desc_t d;
         char device[256];
-        mct_tally_get_desc(tally, &d);
-        mct_tally_device_name(tally, device, sizeof device);
-        cJSON* root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "mctally_version", mct_version());
-        cJSON_AddStringToObject(root, "problem", "phantom");
-        cJSON_AddStringToObject(root, "input", a->file);
-        cJSON_AddStringToObject(root, "backend", mct_backend_name(d.backend));
-        cJSON_AddStringToObject(root, "device", device);
-        cJSON_AddStringToObject(root, "method", mct_method_name(d.method));
-        cJSON_AddStringToObject(root, "dtype", mct_dtype_name(d.dtype));
-        cJSON_AddStringToObject(root, "determinism", mct_determinism_name(mct_method_determinism(d.method, d.dtype)));
-        cJSON_AddItemToObject(root, "histories", raw_integer((uint64_t)p.histories, 0));
-        cJSON_AddItemToObject(root, "seed", raw_integer(p.seed, 0));
-        cJSON_AddItemToObject(root, "batches", raw_integer((uint64_t)p.batches, 0));
-        cJSON_AddNumberToObject(root, "seconds", r.seconds);
+        cJSON* root =
+            result_header(a, tally, "phantom", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
         /* Per-voxel values are in the MetaImage files, not here (10^6 bins). */
         cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
         cJSON* t = cJSON_CreateObject();
