@@ -112,20 +112,7 @@ MCT_INLINE MCT_HD uint32_t mct_phantom_rng_u32(mct_phantom_rng_t* r) {
 #endif
 
 /* The real-valued physics, once per precision. */
-#define MCT_PH_REAL double
-#define MCT_PH_F32 0
-#define MCT_PH(name) mct_ph_##name##_f64
-#include "phantom_physics_body.inc"
-#undef MCT_PH_REAL
-#undef MCT_PH_F32
-#undef MCT_PH
-
-#define MCT_PH_REAL float
-#define MCT_PH_F32 1
-#define MCT_PH(name) mct_ph_##name##_f32
-#include "phantom_physics_body.inc"
-#undef MCT_PH_REAL
-#undef MCT_PH_F32
-#undef MCT_PH
+#define MCT_PH_BODY "phantom_physics_body.inc"
+#include "phantom_instantiate.h"
 
 #endif /* MCT_SIM_PHANTOM_PHYSICS_H */

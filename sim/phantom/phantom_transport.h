@@ -12,20 +12,7 @@
 
 #include "phantom_physics.h"
 
-#define MCT_PH_REAL double
-#define MCT_PH_F32 0
-#define MCT_PH(name) mct_ph_##name##_f64
-#include "phantom_transport.inc"
-#undef MCT_PH_REAL
-#undef MCT_PH_F32
-#undef MCT_PH
-
-#define MCT_PH_REAL float
-#define MCT_PH_F32 1
-#define MCT_PH(name) mct_ph_##name##_f32
-#include "phantom_transport.inc"
-#undef MCT_PH_REAL
-#undef MCT_PH_F32
-#undef MCT_PH
+#define MCT_PH_BODY "phantom_transport.inc"
+#include "phantom_instantiate.h"
 
 #endif /* MCT_SIM_PHANTOM_TRANSPORT_H */
