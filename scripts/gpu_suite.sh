@@ -24,7 +24,7 @@ fi
 
 # Stages to run (all by default), so the suite can be split over several
 # calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
-STAGES=${MCT_SUITE_STAGES:-"build test bench phantom bench_phantom"}
+STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom"}
 stage() { [[ " $STAGES " == *" $1 "* ]]; }
 
 step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
@@ -73,6 +73,27 @@ cross_check() {
 }
 step cross_backend cross_check
 step example "$MCT" run examples/escape.ini --out /tmp/mct-example
+# Liu's tally-only test and Westphal's MPC through the CLI, under memcheck and for real.
+for m in atomic shared block_reduce wib fixed replicated sort_reduce kahan; do
+  dt=$([ $m = kahan ] && echo f32 || echo f64)
+  step "sanitize_memcheck_tally_only_$m" $SAN --tool memcheck "$MCT" run examples/tally_only.ini --backend cuda \
+    --method $m --dtype $dt --histories 100000 --batches 2 --out "/tmp/mct-san-to-$m"
+  # MPC's 9e6 bins do not fit shared memory: that refusal is tested on the CPU.
+  [ $m = shared ] || step "sanitize_memcheck_mpc_$m" $SAN --tool memcheck "$MCT" run examples/mpc.ini --backend cuda \
+    --method $m --dtype $dt --histories 100000 --out "/tmp/mct-san-mpc-$m"
+done
+step sanitize_racecheck_tally_only_block_reduce $SAN --tool racecheck "$MCT" run examples/tally_only.ini \
+  --backend cuda --method block_reduce --histories 100000 --batches 2 --out /tmp/mct-race-to
+tally_only_fixed_check() { # fixed totals: the same bits on cpu, emulated and cuda
+  for b in cpu emulated cuda; do
+    "$MCT" run examples/tally_only.ini --backend $b --method fixed --histories 200000 --batches 2 \
+      --out "/tmp/mct-tofix-$b" || return 1
+  done
+  python3 -c 'import json; t=[json.load(open(f"/tmp/mct-tofix-{b}/result.json"))["tally_only"]["total_MeV"] for b in ("cpu","emulated","cuda")]; print("fixed totals:", t); assert len(set(t)) == 1'
+}
+step cross_backend_tally_only tally_only_fixed_check
+step tally_only_table2 "$MCT" run examples/tally_only.ini --backend cuda --out /tmp/mct-to2
+step mpc_run "$MCT" run examples/mpc.ini --backend cuda --out /tmp/mct-mpc
 fi
 if stage bench; then
 step bench_escape env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
@@ -108,6 +129,39 @@ if stage bench_phantom; then
 step bench_phantom env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   "$MCT" bench phantom --scale "${MCT_PHANTOM_SCALE:-1}" --out "$OUT/bench_phantom.json"
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
+fi
+
+# Scatter from GPU arrays: every f64 method beside CUB (same run) and PyTorch (same patterns),
+# then the Markdown and charts: bench_scatter.md, bench_{scatter,mpc}_{all,best}.png.
+if stage bench_scatter; then
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+# MCT_SCATTER_SUITES picks the suites (default both), for a call that re-measures one.
+for suite in ${MCT_SCATTER_SUITES:-scatter mpc}; do
+  step "bench_$suite" timeout $([ $suite = scatter ] && echo 300 || echo 150) env MCT_COMMIT="$COMMIT" \
+    "$MCT" bench $suite --out "$OUT/bench_$suite.json"
+done
+step torch_scatter timeout 120 python3 bench/peers/torch_scatter.py --out "$OUT/torch_scatter.json"
+scatter_json=$(ls "$OUT"/bench_scatter.json "$OUT"/bench_mpc.json 2>/dev/null)
+[ -n "$scatter_json" ] && python3 bench/scatter/table.py --torch "$OUT/torch_scatter.json" --png-dir "$OUT" \
+  --command "scripts/gpu_suite.sh (stage bench_scatter)" $scatter_json >"$OUT/bench_scatter.md"
+fi
+
+# Liu 2018 test 1 (T1 of Tables II and III), then its Markdown and bar chart.
+if stage bench_tally_only; then
+step bench_tally_only env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  "$MCT" bench tally_only ${MCT_TALLY_ONLY_ARGS:-} --out "$OUT/bench_tally_only.json"
+[ -f "$OUT/bench_tally_only.json" ] && python3 bench/tally_only/table.py "$OUT/bench_tally_only.json" \
+  --command "scripts/gpu_suite.sh (mctally bench tally_only --out bench_tally_only.json)" \
+  --png "$OUT/bench_tally_only.png" >"$OUT/bench_tally_only.md"
+fi
+
+# Accuracy study: FP32 atomic / KAS / fixed / FP64 error as additions grow (1e5..1e9, 1 and 8 bins).
+if stage bench_accuracy; then
+step bench_accuracy env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  "$MCT" bench accuracy --out "$OUT/bench_accuracy.json"
+[ -f "$OUT/bench_accuracy.json" ] && python3 bench/accuracy/table.py "$OUT/bench_accuracy.json" \
+  "scripts/gpu_suite.sh (mctally bench accuracy --out bench_accuracy.json)" \
+  --plot "$OUT/bench_accuracy.png" >"$OUT/bench_accuracy.md"
 fi
 
 {

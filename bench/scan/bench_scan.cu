@@ -9,8 +9,10 @@
  * twice the derived float bound). GB/s counts the bytes read plus the bytes written
  * (2 n sizeof(T)); ratios are to CUB's figure for the same case and to the device's
  * copy bandwidth (cudaMemcpy device to device, also read plus written), the floor.
- * A tuning section sweeps tile shapes and look-back delays at 2^28 (i32) and 2^27
- * (f64), inclusive, so a new GPU's best policy can be read off one run. */
+ * A tuning section sweeps look-back delays, tile shapes and tile-state layouts
+ * (tuning_scan.h) at 2^28 (i32) and 2^27 (f64), inclusive, with the previous default
+ * policy among them, so old and new and a new GPU's best policy can be read off one
+ * run. */
 #include <cjson/cJSON.h>
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
@@ -185,10 +187,16 @@ static timing_t run_mct(const T* in, T* out, const T* ref, int64_t n, bool exclu
     return t;
 }
 
-/** One policy and delay setting of the tuning sweep, inclusive sum. */
+/** Short name of a policy's tile-state layout (tuning_scan.h), for the sweep's labels. */
+static const char* state_name(int st) {
+    return st == MCT__SCAN_STATE_SPLIT ? "split" : st == MCT__SCAN_STATE_PACKED_VOLATILE ? "packed-volatile" : "packed";
+}
+
+/** One policy and delay setting of the tuning sweep, inclusive sum. `tag` marks the
+ * entries that reproduce an earlier default ("old default") or are the current one. */
 template <typename Policy, typename T>
 static void tune_one(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, mct__scan_delays_t d, double cub_gbps,
-                     double copy_gbps, const bench_args_t* a) {
+                     double copy_gbps, const bench_args_t* a, const char* tag = "") {
     size_t bytes = 0;
     void* temp = NULL;
     auto call = [&] {
@@ -202,37 +210,57 @@ static void tune_one(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, m
     BENCH_CHECK(cudaMalloc(&temp, bytes));
     const timing_t t = time_scan(call, out, ref, n, a);
     cudaFree(temp);
-    char name[96];
-    snprintf(name, sizeof name, "lookback %dx%d d%u/%u", Policy::threads, Policy::items, d.first_poll_ns, d.poll_ns);
+    char name[160];
+    snprintf(name, sizeof name, "lookback %dx%d %s d%u/%u%s%s", Policy::threads, Policy::items,
+             state_name(Policy::state), d.first_poll_ns, d.poll_ns, *tag ? " " : "", tag);
     cJSON* c = case_json(name, mct_scan_type_name(scan_type((T*)NULL)), n, false, sizeof(T), t, cub_gbps, copy_gbps);
     cJSON_AddNumberToObject(c, "threads", Policy::threads);
     cJSON_AddNumberToObject(c, "items", Policy::items);
+    cJSON_AddStringToObject(c, "state", state_name(Policy::state));
+    cJSON_AddStringToObject(c, "tag", tag);
     cJSON_AddNumberToObject(c, "first_poll_ns", d.first_poll_ns);
     cJSON_AddNumberToObject(c, "poll_ns", d.poll_ns);
     cJSON_AddItemToArray(arr, c);
 }
 
+/* Shorthands for the sweep's tile-state layouts. */
+enum { PK = MCT__SCAN_STATE_PACKED, PV = MCT__SCAN_STATE_PACKED_VOLATILE, SP = MCT__SCAN_STATE_SPLIT };
+
+/** The sweep: delays on the default policy, then shapes and layouts at the default
+ * delays. Entries tagged "old default" reproduce the policy before the packed 16-byte
+ * state (2026-11-21: 128x23 with volatile 8-byte words for 4-byte values, 128x15 with
+ * the split state for 8-byte values), so old and new are compared in one run. */
 template <typename T>
 static void tuning_sweep(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, double cub_gbps, double copy_gbps,
                          const bench_args_t* a) {
+    using dflt_policy = mct__scan_default_policy<sizeof(T)>;
     const mct__scan_delays_t dflt = mct__scan_default_delays();
-    const mct__scan_delays_t delays[] = {{0, 0}, {0, 32}, {0, 64}, {0, 256}, {256, 64}, {600, 128}, {1200, 350}};
-    for (const mct__scan_delays_t& d : delays) tune_one<mct__scan_default_policy<sizeof(T)>>(arr, in, out, ref, n, d, cub_gbps, copy_gbps, a);
-    if (sizeof(T) == 4) {
-        tune_one<mct__scan_policy<128, 15>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<128, 31>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<192, 21>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<256, 15>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<256, 23>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<384, 11>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<512, 9>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
+    /* Around the default: 2400/700 was the best and the longest row of the previous
+     * H100 sweep (0/64 ... 2400/700), so this one goes on to longer delays. */
+    const mct__scan_delays_t delays[] = {{1200, 350}, {1800, 500}, {2400, 700}, {3600, 1000}, {4800, 1400}};
+    for (const mct__scan_delays_t& d : delays)
+        tune_one<dflt_policy>(arr, in, out, ref, n, d, cub_gbps, copy_gbps, a,
+                              d.first_poll_ns == dflt.first_poll_ns && d.poll_ns == dflt.poll_ns ? "default" : "");
+    auto one = [&](auto policy, const char* tag = "") {
+        tune_one<decltype(policy)>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a, tag);
+    };
+    if constexpr (sizeof(T) == 4) {
+        one(mct__scan_policy<128, 23, PV>(), "old default");
+        one(mct__scan_policy<128, 23, PK>());
+        one(mct__scan_policy<256, 23, PV>());
+        one(mct__scan_policy<256, 31, PK>());
+        one(mct__scan_policy<384, 23, PK>());
+        one(mct__scan_policy<256, 15, PK>());
     } else {
-        tune_one<mct__scan_policy<128, 11>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<128, 23>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<224, 13>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<256, 9>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<256, 15>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
-        tune_one<mct__scan_policy<384, 7>>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a);
+        one(mct__scan_policy<128, 15, SP>(), "old default");
+        one(mct__scan_policy<256, 15, SP>());
+        one(mct__scan_policy<224, 23, SP>());
+        one(mct__scan_policy<128, 15, PK>());
+        one(mct__scan_policy<256, 15, PK>());
+        one(mct__scan_policy<224, 23, PV>());
+        one(mct__scan_policy<256, 23, PK>());
+        one(mct__scan_policy<160, 23, PK>());
+        one(mct__scan_policy<128, 23, PK>());
     }
 }
 
@@ -314,6 +342,7 @@ extern "C" int mct_bench_scan(int argc, char** argv) {
     cJSON_AddNumberToObject(policy, "items_4b", mct__scan_default_policy<4>::items);
     cJSON_AddNumberToObject(policy, "threads_8b", mct__scan_default_policy<8>::threads);
     cJSON_AddNumberToObject(policy, "items_8b", mct__scan_default_policy<8>::items);
+    cJSON_AddStringToObject(policy, "state", state_name(mct__scan_default_policy<4>::state));
     cJSON_AddNumberToObject(policy, "first_poll_ns", mct__scan_default_delays().first_poll_ns);
     cJSON_AddNumberToObject(policy, "poll_ns", mct__scan_default_delays().poll_ns);
     printf("%s: copy bandwidth %.0f GB/s (read + write)\n", prop.name, copy_gbps * 1e-9);

@@ -3,7 +3,10 @@
 """Turns a `mctally bench scan` JSON file into a short Markdown summary: for each
 type and scan kind, GB/s (bytes read + written) of mctally's decoupled look-back and
 chained scans beside CUB DeviceScan, with the ratios to CUB and to the copy
-bandwidth; the goal line at 2^28 i32 inclusive; and the tuning sweep.
+bandwidth; the goal line at 2^28 i32 inclusive; and the tuning sweep (with each entry's
+tile-state layout; "old default" marks the policy before the packed 16-byte tile
+state). Files of earlier sweeps that also varied the data path and the tile order
+show those in the note column where they differ from warp transpose / counter.
 Usage: table.py RESULT.json [COMMAND] > RESULT.md"""
 import json
 import sys
@@ -27,8 +30,8 @@ def main():
           "checked against CUB's (i32 exact, f64 within the derived bound). GB/s counts bytes read + "
           f"written (2 n sizeof(T)). Copy bandwidth (cudaMemcpy device to device, read + write): "
           f"**{copy:.0f} GB/s**, the floor. Default policy: {pol.get('threads_4b')}x{pol.get('items_4b')} "
-          f"(4-byte), {pol.get('threads_8b')}x{pol.get('items_8b')} (8-byte), look-back delays "
-          f"{pol.get('first_poll_ns')}/{pol.get('poll_ns')} ns.\n")
+          f"(4-byte), {pol.get('threads_8b')}x{pol.get('items_8b')} (8-byte), tile state "
+          f"{pol.get('state', '—')}, look-back delays {pol.get('first_poll_ns')}/{pol.get('poll_ns')} ns.\n")
     goal = cases.get(("i32", "inclusive", 1 << 28, "mct_decoupled_lookback"))
     cub = cases.get(("i32", "inclusive", 1 << 28, "cub"))
     if goal and cub:
@@ -59,13 +62,18 @@ def main():
                 print("| " + " | ".join(row) + " |")
     if data.get("tuning"):
         print("\n## Tuning sweep (inclusive, decoupled look-back)\n")
-        print("| type | n | threads x items | delays first/poll ns | ms | GB/s | / CUB | / copy |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| type | n | threads x items | tile state | delays first/poll ns | "
+              "note | ms | GB/s | / CUB | / copy |")
+        print("|---" * 10 + "|")
         for c in sorted(data["tuning"], key=lambda c: (c["type"], -c["GBps"])):
             mark = "" if c.get("verified", True) else " ✗"
+            note = [c.get("tag", "")]
+            note += [c["io"]] if c.get("io", "transpose") != "transpose" else []
+            note += [c["tile_order"]] if c.get("tile_order", "counter") != "counter" else []
             print(f"| {c['type']} | 2^{int(c['n']).bit_length() - 1} | {c['threads']}x{c['items']} | "
-                  f"{c['first_poll_ns']}/{c['poll_ns']} | {c['median_ms']:.4f} | {c['GBps']:.0f}{mark} | "
-                  f"{c['ratio_cub']:.3f} | {100 * c['ratio_copy']:.1f}% |")
+                  f"{c.get('state', '—')} | {c['first_poll_ns']}/{c['poll_ns']} | "
+                  f"{', '.join(x for x in note if x)} | {c['median_ms']:.4f} | "
+                  f"{c['GBps']:.0f}{mark} | {c['ratio_cub']:.3f} | {100 * c['ratio_copy']:.1f}% |")
     if data.get("failures"):
         print(f"\n**{data['failures']} case(s) failed verification (marked ✗).**")
 

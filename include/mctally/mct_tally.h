@@ -132,9 +132,35 @@ mct_status_t mct_tally_view(mct_tally_t tally, mct_tally_view_t* view);
  * backend copies them to the GPU in chunks). Keys >= bins are dropped and
  * reported by mct_tally_end_batch as BIN_OUT_OF_RANGE; NaN and Inf are added as
  * IEEE arithmetic gives (float methods) or dropped and reported (fixed).
- * Returns NOT_SUPPORTED for methods that need converged threads (warp_reduce,
- * block_reduce, shared on more bins than shared memory holds). */
+ * Every method the backend serves works here (warp_reduce and block_reduce
+ * aggregate per warp or block, see mct_tally_add_device); TOO_LARGE for shared
+ * on more bins than a block's shared memory holds. */
 mct_status_t mct_tally_add(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n);
+
+/** Adds n contributions from arrays in the backend's own memory (device
+ * pointers on the cuda backend; host pointers on cpu and emulated): bin
+ * keys[i] += values[i], converted to the tally's type, with the tally's method.
+ * Asynchronous on the tally's stream (cuda); the arrays must stay valid until
+ * the stream reaches this point. The same errors as mct_tally_add, except that
+ * every method is served: warp_reduce and block_reduce aggregate the array's
+ * values per bin inside each warp or block before touching the bins. */
+mct_status_t mct_tally_add_device(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n);
+
+/** The grouped form of mct_tally_add_device, for n particles that each add
+ * `width` values into `width` consecutive bins (a cell's components): for
+ * i < n and c < width, bin keys[i] * width + c += values[c * stride + i]
+ * (values stored component by component, stride >= n apart). A key whose bins
+ * fall outside the tally drops all its values (BIN_OUT_OF_RANGE at the batch's
+ * end). INVALID_VALUE when width < 1 or stride < n (width > 1). */
+mct_status_t mct_tally_add_device_grouped(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n,
+                                          int width, int64_t stride);
+
+/** Brings the contributions a method defers into the bins, without closing
+ * the batch: sort_reduce's sort-and-sum pass over the appended pairs, the
+ * reduction of replicas. Afterwards the bins hold everything added so far
+ * (what a benchmark times; mct_tally_end_batch does it too). A no-op for the
+ * other methods. Synchronizes with the tally's stream when there is work. */
+mct_status_t mct_tally_flush(mct_tally_t tally);
 
 /** Flags (MCT_TALLY_FLAG_*) raised in any batch so far. */
 mct_status_t mct_tally_flags(mct_tally_t tally, unsigned* flags);

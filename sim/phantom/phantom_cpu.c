@@ -44,6 +44,7 @@ static inline void cpu_score(mct_phantom_cpu_sink_t* s, int64_t voxel, double e)
 }
 
 #define MCT_PH_FN MCT_INLINE
+#define MCT_PH_FN_COLD MCT_INLINE
 #define MCT_PH_SINK_T mct_phantom_cpu_sink_t
 #define MCT_PH_SCORE(sink, voxel, e) cpu_score((sink), (voxel), (double)(e))
 #include "phantom_transport.h"

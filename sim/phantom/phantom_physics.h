@@ -35,9 +35,23 @@ extern "C" {
 #define MCT_PHANTOM_RE_CM 2.8179403262e-13
 /** Depth of a history's stack of pending particles. A secondary is tracked
  * at once and its parent waits on the stack, so the depth is the number of
- * generations in flight (plus one for pairs), not the number of secondaries. */
-#define MCT_PHANTOM_STACK 32
+ * generations in flight (plus one for pairs), not the number of secondaries:
+ * 4 at 20 MeV, 7 at 1000 MeV with the lowest cut-offs allowed (0.0125 and
+ * 0.001 MeV), so 16 leaves twice that. Each GPU thread holds the stack in its
+ * local memory (1 KiB in double). */
+#define MCT_PHANTOM_STACK 16
 #define MCT_PHANTOM_PI 3.14159265358979323846
+
+/* MCT_PH_COLD: a function the GPU compiles once and calls, instead of a copy
+ * at every call site (MCT_INLINE): for code that many sites reach (the
+ * generator's rounds) or that runs rarely, so that a kernel's code and
+ * registers are those of its hot path. Arguments and results go by value,
+ * so what they carry stays in registers. Inline on the host, as MCT_INLINE. */
+#if defined(__CUDACC__)
+#define MCT_PH_COLD static __noinline__
+#else
+#define MCT_PH_COLD static inline
+#endif
 
 /** Multiple-scattering models. */
 enum {
@@ -98,9 +112,14 @@ MCT_INLINE MCT_HD void mct_phantom_rng_init(mct_phantom_rng_t* r, uint64_t seed,
     r->idx = 4u;
 }
 
+/** The next four words of a history's stream (one Philox block). */
+MCT_PH_COLD MCT_HD mct_ctr4x32_t mct__phantom_rng_block(mct_ctr4x32_t ctr, mct_key2x32_t key) {
+    return mct_philox4x32_10(ctr, key);
+}
+
 MCT_INLINE MCT_HD uint32_t mct_phantom_rng_u32(mct_phantom_rng_t* r) {
     if (r->idx == 4u) {
-        r->buf = mct_philox4x32_10(r->ctr, r->key);
+        r->buf = mct__phantom_rng_block(r->ctr, r->key);
         ++r->ctr.v[2];
         r->idx = 0u;
     }

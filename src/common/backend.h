@@ -31,6 +31,11 @@ typedef struct {
      * backend stages them where its kernels can read them). */
     mct_status_t (*add_host)(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
                              void* stream);
+    /** bins[keys[i] * width + c] += values[c * stride + i] from arrays in the
+     * backend's own memory (device pointers on cuda, host pointers otherwise),
+     * asynchronous on the stream. */
+    mct_status_t (*add_device)(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+                               int width, int64_t stride, void* stream);
     /** sort_reduce: orders the batch's pairs by (bin, value bits) and adds each
      * bin's run, in that order, into the bins. NULL where the backend has none. */
     mct_status_t (*sort_reduce)(const mct_tally_view_t* view, void* stream);

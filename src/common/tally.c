@@ -216,25 +216,44 @@ mct_status_t mct_tally_view(mct_tally_t t, mct_tally_view_t* v) {
     return MCT_STATUS_SUCCESS;
 }
 
+/* Replicated with no replicas yet: a private copy per CPU thread, or up to
+ * 4096 copies shared (atomically) by the GPU's threads, but no more than
+ * 256 MiB of them: every copy is read again by the reduction. */
+static mct_status_t ensure_replicas(mct_tally_t t) {
+    if (t->desc.method != MCT_METHOD_REPLICATED || t->nreplicas > 0) return MCT_STATUS_SUCCESS;
+    const int64_t fit = (int64_t)(((size_t)256 << 20) / bins_bytes(t));
+    int64_t want = t->desc.backend == MCT_BACKEND_CPU ? omp_get_max_threads() : (fit < 4096 ? fit : 4096), limit = 0;
+    if (want < 1) want = 1;
+    mct_status_t st = mct_tally_max_replicas(t, 0.5, &limit);
+    if (st) return st;
+    return mct_tally_reserve_replicas(t, want < limit ? want : (limit > 0 ? limit : 1));
+}
+
 mct_status_t mct_tally_add(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n) {
     if (!t || (n > 0 && (!keys || !values))) return MCT_STATUS_NULL_POINTER;
     if (n < 0) return MCT_STATUS_INVALID_VALUE;
-    /* These two reduce converged threads' values into one bin: they are
-     * collectives of a kernel, not a way to scatter arbitrary pairs. */
-    if (t->desc.method == MCT_METHOD_WARP_REDUCE || t->desc.method == MCT_METHOD_BLOCK_REDUCE)
-        return MCT_STATUS_NOT_SUPPORTED;
     if (n == 0) return MCT_STATUS_SUCCESS;
-    /* Replicated with no replicas yet: a private copy per CPU thread, or a
-     * fixed number of copies shared (atomically) by the GPU's threads. */
-    if (t->desc.method == MCT_METHOD_REPLICATED && t->nreplicas == 0) {
-        int64_t want = t->desc.backend == MCT_BACKEND_CPU ? omp_get_max_threads() : 4096, limit = 0;
-        mct_status_t st = mct_tally_max_replicas(t, 0.5, &limit);
-        if (st) return st;
-        if ((st = mct_tally_reserve_replicas(t, want < limit ? want : (limit > 0 ? limit : 1)))) return st;
-    }
+    mct_status_t st = ensure_replicas(t);
+    if (st) return st;
     mct_tally_view_t v;
     mct_tally_view(t, &v);
     return t->ops->add_host(&v, keys, values, n, t->stream);
+}
+
+mct_status_t mct_tally_add_device_grouped(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n,
+                                          int width, int64_t stride) {
+    if (!t || (n > 0 && (!keys || !values))) return MCT_STATUS_NULL_POINTER;
+    if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
+    if (n == 0) return MCT_STATUS_SUCCESS;
+    mct_status_t st = ensure_replicas(t);
+    if (st) return st;
+    mct_tally_view_t v;
+    mct_tally_view(t, &v);
+    return t->ops->add_device(&v, keys, values, n, width, stride, t->stream);
+}
+
+mct_status_t mct_tally_add_device(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n) {
+    return mct_tally_add_device_grouped(t, keys, values, n, 1, n);
 }
 
 mct_status_t mct_tally_flags(mct_tally_t t, unsigned* flags) {
@@ -296,15 +315,20 @@ static mct_status_t finish_sort_reduce(mct_tally_t t) {
     return st ? st : t->ops->zero(v.pair_count, sizeof(unsigned long long), t->stream);
 }
 
+mct_status_t mct_tally_flush(mct_tally_t t) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    mct_status_t st = finish_sort_reduce(t);
+    if (!st && t->nreplicas > 0)
+        st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, t->stream);
+    return st;
+}
+
 mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) {
     if (!t) return MCT_STATUS_NULL_POINTER;
     if (histories < 1) return MCT_STATUS_INVALID_VALUE;
     mct_status_t st;
     unsigned flags = 0;
-    if ((st = finish_sort_reduce(t))) return st;
-    if (t->nreplicas > 0 &&
-        (st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, t->stream)))
-        return st;
+    if ((st = mct_tally_flush(t))) return st;
     if ((st = t->ops->to_host(t->staging, t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = t->ops->zero(t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = take_flags(t, &flags))) return st;

@@ -109,21 +109,28 @@ static void add_one(const mct_tally_view_t* view, uint32_t key, double v) {
     }
 }
 
-mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                               void* stream) {
+mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+                                 int width, int64_t stride, void* stream) {
     (void)stream;
+    if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
     if (view->method == MCT_METHOD_REPLICATED && view->nreplicas < 1) return MCT_STATUS_INVALID_STATE;
     int out_of_range = 0;
 #pragma omp parallel for schedule(static) reduction(| : out_of_range)
     for (int64_t i = 0; i < n; ++i) {
-        if ((int64_t)keys[i] >= view->nbins) {
+        const int64_t first = (int64_t)keys[i] * width;
+        if (first + width > view->nbins) { /* the whole group is dropped */
             out_of_range = 1;
             continue;
         }
-        add_one(view, keys[i], values[i]);
+        for (int c = 0; c < width; ++c) add_one(view, (uint32_t)(first + c), values[(int64_t)c * stride + i]);
     }
     if (out_of_range) raise_flag(view, MCT_TALLY_FLAG_OUT_OF_RANGE);
     return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+                               void* stream) {
+    return mct__cpu_add_device(view, keys, values, n, 1, n, stream);
 }
 
 /* Total order on pairs: by bin, then by the value's bit pattern. Any order of

@@ -82,5 +82,5 @@ static mct_status_t cpu_reduce_replicas(void* bins, void* replicas, int64_t nbin
 
 const mct__backend_ops_t mct__backend_cpu = {
     cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_to_host, cpu_reduce_replicas,
-    mct__cpu_add_host, mct__cpu_sort_reduce,
+    mct__cpu_add_host, mct__cpu_add_device, mct__cpu_sort_reduce,
 };

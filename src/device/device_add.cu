@@ -47,52 +47,60 @@ static unsigned add_grid(int64_t n) {
     return (unsigned)(need < cap ? need : cap);
 }
 
+/* The shape of one whole-array add: n groups of `width` values, `stride` apart. */
+typedef struct {
+    const uint32_t* keys;
+    const double* values;
+    int64_t n, stride;
+    int width;
+} add_job_t;
+
 template <typename T, mct_method_t M>
-static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const uint32_t* keys, const double* values,
-                                      int64_t n, cudaStream_t stream) {
+static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
     if constexpr (!mct_method_serves<T, M>()) {
-        (void)view, (void)keys, (void)values, (void)n, (void)stream;
+        (void)view, (void)j, (void)stream;
         return MCT_STATUS_NOT_SUPPORTED;
     } else {
         const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
         if (smem > MCT__SMEM_DEFAULT_LIMIT) return MCT_STATUS_TOO_LARGE;
-        MCT_LAUNCH((mct_kernel_add_arrays<T, M>), add_grid(n), MCT_ADD_THREADS, smem, stream, *view, keys, values, n);
+        MCT_LAUNCH((mct_kernel_add_arrays<T, M>), add_grid(j->n), MCT_ADD_THREADS, smem, stream, *view, j->keys,
+                   j->values, j->n, j->width, j->stride);
         return MCT_LAUNCH_CHECK();
     }
 }
 
 template <typename T>
-static mct_status_t add_arrays_typed(const mct_tally_view_t* v, const uint32_t* k, const double* x, int64_t n,
-                                     cudaStream_t s) {
+static mct_status_t add_arrays_typed(const mct_tally_view_t* v, const add_job_t* j, cudaStream_t s) {
     switch (v->method) {
-    case MCT_METHOD_ATOMIC: return add_arrays_launch<T, MCT_METHOD_ATOMIC>(v, k, x, n, s);
-    case MCT_METHOD_SHARED: return add_arrays_launch<T, MCT_METHOD_SHARED>(v, k, x, n, s);
-    case MCT_METHOD_WARP_REDUCE: return add_arrays_launch<T, MCT_METHOD_WARP_REDUCE>(v, k, x, n, s);
-    case MCT_METHOD_BLOCK_REDUCE: return add_arrays_launch<T, MCT_METHOD_BLOCK_REDUCE>(v, k, x, n, s);
-    case MCT_METHOD_REPLICATED: return add_arrays_launch<T, MCT_METHOD_REPLICATED>(v, k, x, n, s);
-    case MCT_METHOD_CAS: return add_arrays_launch<T, MCT_METHOD_CAS>(v, k, x, n, s);
-    case MCT_METHOD_WAG: return add_arrays_launch<T, MCT_METHOD_WAG>(v, k, x, n, s);
-    case MCT_METHOD_WIB: return add_arrays_launch<T, MCT_METHOD_WIB>(v, k, x, n, s);
-    case MCT_METHOD_WAG_MATCH: return add_arrays_launch<T, MCT_METHOD_WAG_MATCH>(v, k, x, n, s);
-    case MCT_METHOD_KAHAN: return add_arrays_launch<T, MCT_METHOD_KAHAN>(v, k, x, n, s);
-    case MCT_METHOD_KAHAN_NAIVE: return add_arrays_launch<T, MCT_METHOD_KAHAN_NAIVE>(v, k, x, n, s);
-    case MCT_METHOD_FIXED: return add_arrays_launch<T, MCT_METHOD_FIXED>(v, k, x, n, s);
-    case MCT_METHOD_SORT_REDUCE: return add_arrays_launch<T, MCT_METHOD_SORT_REDUCE>(v, k, x, n, s);
+    case MCT_METHOD_ATOMIC: return add_arrays_launch<T, MCT_METHOD_ATOMIC>(v, j, s);
+    case MCT_METHOD_SHARED: return add_arrays_launch<T, MCT_METHOD_SHARED>(v, j, s);
+    case MCT_METHOD_WARP_REDUCE: return add_arrays_launch<T, MCT_METHOD_WARP_REDUCE>(v, j, s);
+    case MCT_METHOD_BLOCK_REDUCE: return add_arrays_launch<T, MCT_METHOD_BLOCK_REDUCE>(v, j, s);
+    case MCT_METHOD_REPLICATED: return add_arrays_launch<T, MCT_METHOD_REPLICATED>(v, j, s);
+    case MCT_METHOD_CAS: return add_arrays_launch<T, MCT_METHOD_CAS>(v, j, s);
+    case MCT_METHOD_WAG: return add_arrays_launch<T, MCT_METHOD_WAG>(v, j, s);
+    case MCT_METHOD_WIB: return add_arrays_launch<T, MCT_METHOD_WIB>(v, j, s);
+    case MCT_METHOD_WAG_MATCH: return add_arrays_launch<T, MCT_METHOD_WAG_MATCH>(v, j, s);
+    case MCT_METHOD_KAHAN: return add_arrays_launch<T, MCT_METHOD_KAHAN>(v, j, s);
+    case MCT_METHOD_KAHAN_NAIVE: return add_arrays_launch<T, MCT_METHOD_KAHAN_NAIVE>(v, j, s);
+    case MCT_METHOD_FIXED: return add_arrays_launch<T, MCT_METHOD_FIXED>(v, j, s);
+    case MCT_METHOD_SORT_REDUCE: return add_arrays_launch<T, MCT_METHOD_SORT_REDUCE>(v, j, s);
     default: return MCT_STATUS_UNKNOWN_METHOD;
     }
 }
 
 extern "C" mct_status_t MCT__ADD_ARRAYS(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
-                                        int64_t n, void* stream) {
+                                        int64_t n, int width, int64_t stride, void* stream) {
     if (!view || (n > 0 && (!d_keys || !d_values || !view->bins))) return MCT_STATUS_NULL_POINTER;
-    if (n < 0) return MCT_STATUS_INVALID_VALUE;
+    if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)stream;
+    const add_job_t j = {d_keys, d_values, n, width > 1 ? stride : n, width};
     switch (view->dtype) {
-    case MCT_DTYPE_I32: return add_arrays_typed<int32_t>(view, d_keys, d_values, n, s);
-    case MCT_DTYPE_U64: return add_arrays_typed<uint64_t>(view, d_keys, d_values, n, s);
-    case MCT_DTYPE_F32: return add_arrays_typed<float>(view, d_keys, d_values, n, s);
-    case MCT_DTYPE_F64: return add_arrays_typed<double>(view, d_keys, d_values, n, s);
+    case MCT_DTYPE_I32: return add_arrays_typed<int32_t>(view, &j, s);
+    case MCT_DTYPE_U64: return add_arrays_typed<uint64_t>(view, &j, s);
+    case MCT_DTYPE_F32: return add_arrays_typed<float>(view, &j, s);
+    case MCT_DTYPE_F64: return add_arrays_typed<double>(view, &j, s);
     default: return MCT_STATUS_UNKNOWN_DTYPE;
     }
 }

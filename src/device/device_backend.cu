@@ -119,7 +119,7 @@ static mct_status_t device_reduce_replicas(void* bins, void* replicas, int64_t n
 static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
                                     void* stream) {
 #if MCT_IS_EMULATED
-    return MCT__ADD_ARRAYS(view, keys, values, n, stream);
+    return MCT__ADD_ARRAYS(view, keys, values, n, 1, n, stream);
 #else
     const int64_t chunk = n < (INT64_C(1) << 24) ? n : (INT64_C(1) << 24);
     uint32_t* d_keys = NULL;
@@ -132,7 +132,7 @@ static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t
         st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys + done, (size_t)m * sizeof *d_keys, cudaMemcpyHostToDevice, s));
         if (!st) st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_values, values + done, (size_t)m * sizeof *d_values,
                                                      cudaMemcpyHostToDevice, s));
-        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, d_values, m, stream);
+        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, d_values, m, 1, m, stream);
         /* The staging buffers are reused by the next chunk. */
         if (!st) st = MCT_CUDA_CHECK(cudaStreamSynchronize(s));
     }
@@ -144,7 +144,7 @@ static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t
 
 extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
     device_probe, device_mem_info, device_alloc, device_release, device_zero, device_to_host, device_reduce_replicas,
-    device_add_host,
+    device_add_host, MCT__ADD_ARRAYS,
 #if MCT_IS_EMULATED
     NULL, /* sort_reduce sorts with CUB, which has no emulation */
 #else

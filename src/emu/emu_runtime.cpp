@@ -553,6 +553,31 @@ extern "C" long long mct__emu_clock64(void) {
         .count();
 }
 
+namespace {
+/* Whole 16-byte accesses: a spin lock per address class (the address's 16-byte slot
+ * modulo the table size) makes each copy indivisible for the other OS threads. The
+ * holder never switches fibers inside, so a lock is held for one memcpy only. */
+const unsigned kAccess16Locks = 64;
+bool g_access16_lock[kAccess16Locks];
+
+void access_16(void* dst, const void* src, const void* slot, const char* what) {
+    if ((uintptr_t)slot & 15u) {
+        lane* me = const_cast<lane*>(static_cast<const lane*>(mct__emu_cur));
+        const std::string msg = strprintf("16-byte %s at %p, which is not 16-byte aligned", what, slot);
+        if (me) me->block->L.error(me->block->where(*me) + ": " + msg);
+        else fprintf(stderr, "mctally emulation: %s\n", msg.c_str());
+    }
+    bool* lk = &g_access16_lock[((uintptr_t)slot >> 4) % kAccess16Locks];
+    while (__atomic_test_and_set(lk, __ATOMIC_ACQUIRE)) {
+    }
+    memcpy(dst, src, 16);
+    __atomic_clear(lk, __ATOMIC_RELEASE);
+}
+} // namespace
+
+extern "C" void mct_emu_load_16(void* dst, const void* src) { access_16(dst, src, src, "load"); }
+extern "C" void mct_emu_store_16(void* dst, const void* src) { access_16(dst, src, dst, "store"); }
+
 extern "C" uint64_t mct__emu_collective(int op, unsigned mask, uint64_t value, int arg,
                                         int width, int size, int* pred, const char* file,
                                         int line) {

@@ -54,7 +54,7 @@ PY
 
 for pattern in random hot sorted; do
     for b in cpu emulated; do
-        for m in atomic replicated cas wag wib wag_match kahan kahan_naive fixed shared sort_reduce; do
+        for m in atomic replicated cas wag wib wag_match kahan kahan_naive fixed shared warp_reduce block_reduce sort_reduce; do
             out="$work/$pattern.$b.$m"
             if ! "$MCT" accumulate --bins 100 --keys "$work/$pattern.keys" --values "$work/data.values" \
                 --method $m --backend $b --out "$out" >"$work/log" 2>&1; then
@@ -104,7 +104,7 @@ expect_error empty "is empty" --bins 100 --keys "$work/empty.keys" --values "$wo
 expect_error missing "cannot open" --bins 100 --keys "$work/nope.keys" --values "$work/two.values"
 expect_error no_bins "--bins is required" --keys "$work/two.keys" --values "$work/two.values"
 expect_error zero_bins "expected a whole number 1" --bins 0 --keys "$work/two.keys" --values "$work/two.values"
-expect_error converged "needs converged threads" --bins 100 --keys "$work/two.keys" --values "$work/two.values" --method warp_reduce --backend emulated
+expect_error shared_too_large "do not fit in a block's 48 KiB" --bins 7000 --keys "$work/two.keys" --values "$work/two.values" --method shared --backend emulated
 expect_error kahan_f64 "cannot serve" --bins 100 --keys "$work/two.keys" --values "$work/two.values" --method kahan --dtype f64 --backend cpu
 expect_error fixed_overflow "fixed-point overflow" --bins 100 --keys "$work/two.keys" --values "$work/two.values" --method fixed --frac-bits 62 --backend cpu
 

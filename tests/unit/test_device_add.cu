@@ -56,7 +56,12 @@ static void check_arrays(const arrays& a, int64_t nbins) {
                                            n, 24);
     snprintf(harness_case_text, sizeof harness_case_text, "add_arrays: method %s, %zu-byte type, n %lld, bins %lld",
              mct_method_name(M), sizeof(T), (long long)n, (long long)nbins);
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, n, NULL), MCT_STATUS_SUCCESS);
+    if (M == MCT_METHOD_SHARED && nbins * (int64_t)sizeof(T) > 48 * 1024) { /* no room for the block's copy */
+        ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, n, 1, n, NULL), MCT_STATUS_TOO_LARGE);
+        harness_tally_free(t);
+        return;
+    }
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, n, 1, n, NULL), MCT_STATUS_SUCCESS);
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<harness_contrib> reached;
     for (int64_t i = 0; i < n; ++i) reached.push_back({(int64_t)a.keys[i], converted<T>(a.vals[i])});
@@ -64,8 +69,30 @@ static void check_arrays(const arrays& a, int64_t nbins) {
     harness_tally_free(t);
 }
 
+/** The grouped form: the first n/width keys each name `width` consecutive
+ * bins, component c of group i read from a.vals[c * stride + i]. */
+template <typename T, mct_method_t M>
+static void check_grouped(const arrays& a, int64_t nbins, int width) {
+    const int64_t groups = (int64_t)a.keys.size() / width, stride = groups;
+    harness_tally t = harness_tally_create(M, harness_dtype<T>(), sizeof(T), nbins * width,
+                                           M == MCT_METHOD_REPLICATED ? 64 : 0, groups * width, 24);
+    snprintf(harness_case_text, sizeof harness_case_text, "grouped: method %s, %zu-byte type, width %d, bins %lld",
+             mct_method_name(M), sizeof(T), width, (long long)(nbins * width));
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, groups, width, stride, NULL), MCT_STATUS_SUCCESS);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<harness_contrib> reached;
+    for (int64_t i = 0; i < groups; ++i)
+        for (int c = 0; c < width; ++c)
+            reached.push_back({(int64_t)a.keys[i] * width + c, converted<T>(a.vals[c * stride + i])});
+    harness_check<T>(t, reached);
+    harness_tally_free(t);
+}
+
 template <typename T>
 static void all_methods(const arrays& a, int64_t nbins) {
+    check_grouped<T, MCT_METHOD_ATOMIC>(a, nbins, 3);
+    check_grouped<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 9);
+    check_grouped<T, MCT_METHOD_WARP_REDUCE>(a, nbins, 2);
     check_arrays<T, MCT_METHOD_ATOMIC>(a, nbins);
     check_arrays<T, MCT_METHOD_SHARED>(a, nbins);
     check_arrays<T, MCT_METHOD_WARP_REDUCE>(a, nbins);
@@ -87,17 +114,19 @@ static void all_methods(const arrays& a, int64_t nbins) {
 
 static void test_refusals(const arrays& a) {
     harness_tally t = harness_tally_create(MCT_METHOD_KAHAN, MCT_DTYPE_F64, 8, 8, 0, 0, 0);
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
     t.view.method = MCT_METHOD_CAS, t.view.dtype = MCT_DTYPE_I32;
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
     t.view.method = MCT_METHOD_COUNT;
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_UNKNOWN_METHOD);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_UNKNOWN_METHOD);
     t.view.method = MCT_METHOD_SHARED, t.view.dtype = MCT_DTYPE_F64, t.view.nbins = 6145; /* > 48 KiB */
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_TOO_LARGE);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_TOO_LARGE);
     t.view.nbins = 6144;
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 0, NULL), MCT_STATUS_SUCCESS);
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, -1, NULL), MCT_STATUS_INVALID_VALUE);
-    ASSERT_STATUS(ADD_ARRAYS(NULL, a.d_keys, a.d_vals, 1, NULL), MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 0, 1, 0, NULL), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, -1, 1, -1, NULL), MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 4, 0, 4, NULL), MCT_STATUS_INVALID_VALUE); /* width 0 */
+    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 4, 2, 3, NULL), MCT_STATUS_INVALID_VALUE); /* stride < n */
+    ASSERT_STATUS(ADD_ARRAYS(NULL, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_NULL_POINTER);
     harness_tally_free(t);
 }
 
@@ -117,8 +146,8 @@ static void test_sort_reduce(int64_t n, int64_t nbins) {
     for (int pass = 0; pass < 2; ++pass) {
         const arrays& in = pass ? b : a;
         harness_tally t = harness_tally_create(MCT_METHOD_SORT_REDUCE, harness_dtype<T>(), sizeof(T), nbins, 0, n, 0);
-        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys, in.d_vals, n / 2, NULL), MCT_STATUS_SUCCESS); /* two calls */
-        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys + n / 2, in.d_vals + n / 2, n - n / 2, NULL), MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys, in.d_vals, n / 2, 1, n / 2, NULL), MCT_STATUS_SUCCESS); /* two calls */
+        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys + n / 2, in.d_vals + n / 2, n - n / 2, 1, n - n / 2, NULL), MCT_STATUS_SUCCESS);
         ASSERT_STATUS(SORT_REDUCE(&t.view, NULL), MCT_STATUS_SUCCESS);
         unsigned long long count = 1;
         CHECK_CUDA(cudaMemcpy(&count, t.view.pair_count, sizeof count, cudaMemcpyDeviceToHost));
@@ -141,7 +170,9 @@ static void test_sort_reduce(int64_t n, int64_t nbins) {
 int main(void) {
     if (!harness_have_device()) return 77;
     const int64_t n = harness_quick() ? 3001 : 20011;
-    for (int64_t nbins : {1, 8, 1000}) {
+    /* 8 and 9 straddle the register sums of block_reduce/warp_reduce; 7000 f64
+     * or u64 bins no longer fit a block's shared memory. */
+    for (int64_t nbins : {1, 8, 9, 1000, 7000}) {
         arrays f = make_arrays(n, nbins, 1234 + nbins, false), i = make_arrays(n, nbins, 99 + nbins, true);
         all_methods<float>(f, nbins);
         all_methods<double>(f, nbins);

@@ -3,7 +3,9 @@
  * every type x operator x inclusive/exclusive x algorithm (decoupled look-back and
  * chained), n in {0, 1, 31, 32, 33, block size - 1, block size, block size + 1,
  * tile - 1, tile, tile + 1, 3 tiles + 1, larger}, random values; in place; a user
- * operator through the dispatch template; the two-phase temp-storage contract.
+ * operator through the dispatch template; the two-phase temp-storage contract; the
+ * look-back on every tile-state layout; every tile-state layout of tuning_scan.h on
+ * small non-default tile shapes through the dispatch template.
  *
  * Integers (full-range random values, so sums wrap) and float max/min must be exact.
  * Float sums must lie within a derived bound: out[i] is the sum of its inputs (and
@@ -24,6 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "../../src/device/dispatch/dispatch_scan.cuh"
@@ -78,7 +81,8 @@ static void run_scan(const std::vector<T>& in, std::vector<T>& out, bool exclusi
     cudaFree(d_in), cudaFree(d_out), cudaFree(d_temp);
 }
 
-/** Exact checks (integers, float max/min): the same operator applied in order. */
+/** Exact checks (integers, float max/min, user operators): the same operator applied
+ * in order. */
 template <typename T, typename Op>
 static void check_exact(const std::vector<T>& in, const std::vector<T>& out, bool exclusive, T init, Op op,
                         const char* what) {
@@ -87,8 +91,11 @@ static void check_exact(const std::vector<T>& in, const std::vector<T>& out, boo
         const T expect = exclusive ? run : (i == 0 ? in[0] : op(run, in[i]));
         run = exclusive ? op(run, in[i]) : expect;
         if (!test_same_bits(out[i], expect)) {
-            fprintf(stderr, "%s: n %zu: out[%zu] = %.17g, expected %.17g\n", what, in.size(), i, (double)out[i],
-                    (double)expect);
+            if constexpr (std::is_arithmetic<T>::value)
+                fprintf(stderr, "%s: n %zu: out[%zu] = %.17g, expected %.17g\n", what, in.size(), i,
+                        (double)out[i], (double)expect);
+            else
+                fprintf(stderr, "%s: n %zu: out[%zu] wrong\n", what, in.size(), i);
             exit(1);
         }
     }
@@ -267,28 +274,28 @@ static void check_contract(void) {
                   MCT_BITWISE);
 }
 
-/** The look-back itself on prepared tile states, so that every path runs whatever the
- * block schedule (under a sequential emulation the nearest predecessor has always
- * finished): windows without any PREFIX, a PREFIX in the middle of a window, and the
- * operator order (affine composition is not commutative). One warp looks back from
- * tile `tile`; tiles before it hold AGGREGATE except those in `prefix_at`. */
-template <typename T, typename Op>
-static __global__ void lookback_kernel(mct__scan_tile_state<T> state, unsigned tile, T aggregate, Op op, T* result,
+/** The look-back itself on prepared tile states of every layout, so that every path
+ * runs whatever the block schedule (under a sequential emulation the nearest
+ * predecessor has always finished): windows without any PREFIX, a PREFIX in the
+ * middle of a window, and the operator order (affine composition is not
+ * commutative). One warp looks back from tile `tile`; tiles before it hold AGGREGATE
+ * except those in `prefix_at`. */
+template <typename State, typename T, typename Op>
+static __global__ void lookback_kernel(State state, unsigned tile, T aggregate, Op op, T* result,
                                        mct__scan_delays_t delays) {
     const T p = mct__scan_lookback(state, tile, aggregate, op, delays);
     if (threadIdx.x == 0) *result = p;
 }
 
-template <typename T, typename Op, typename Gen>
+template <typename T, int STATE, typename Op, typename Gen>
 static void check_lookback(unsigned tile, const std::vector<unsigned>& prefix_at, Op op, Gen gen, uint64_t* seed) {
-    using state_t = mct__scan_tile_state<T>;
+    using state_t = mct__scan_tile_state<T, STATE>;
     const int64_t tiles = tile + 1;
     const size_t bytes = state_t::bytes(tiles);
     std::vector<unsigned char> host(bytes, 0);
     void* d_blob;
     CHECK_CUDA(cudaMalloc(&d_blob, bytes));
     /* Host image of the states, at the same offsets as on the device. */
-    const state_t h = state_t::carve(host.data(), tiles);
     std::vector<T> agg(tile), incl(tile);
     for (unsigned t = 0; t < tile; ++t) {
         agg[t] = gen(seed);
@@ -297,58 +304,109 @@ static void check_lookback(unsigned tile, const std::vector<unsigned>& prefix_at
     for (unsigned t = 0; t < tile; ++t) {
         bool is_prefix = t == 0;
         for (unsigned p : prefix_at) is_prefix |= p == t;
-        const unsigned status = is_prefix ? MCT__TILE_PREFIX : MCT__TILE_AGGREGATE;
-        const T v = is_prefix ? incl[t] : agg[t];
-        if constexpr (sizeof(T) == 4) {
-            uint32_t bits;
-            memcpy(&bits, &v, 4);
-            h.words[t] = ((unsigned long long)status << 32) | bits;
-        } else {
-            h.status[t] = status;
-            (is_prefix ? h.prefix : h.aggregate)[t] = v;
-        }
+        state_t::host_set(host.data(), tiles, t, is_prefix ? MCT__TILE_PREFIX : MCT__TILE_AGGREGATE,
+                          is_prefix ? incl[t] : agg[t]);
     }
     CHECK_CUDA(cudaMemcpy(d_blob, host.data(), bytes, cudaMemcpyHostToDevice));
     T* d_result;
     CHECK_CUDA(cudaMalloc((void**)&d_result, sizeof(T)));
     const T own = gen(seed);
-    MCT_LAUNCH((lookback_kernel<T, Op>), 1, 32, 0, 0, state_t::carve(d_blob, tiles), tile, own, op, d_result,
-               mct__scan_default_delays());
+    MCT_LAUNCH((lookback_kernel<state_t, T, Op>), 1, 32, 0, 0, state_t::carve(d_blob, tiles), tile, own, op,
+               d_result, mct__scan_default_delays());
     CHECK_CUDA(cudaGetLastError());
     T result;
     CHECK_CUDA(cudaMemcpy(&result, d_result, sizeof(T), cudaMemcpyDeviceToHost));
     if (!test_same_bits(result, incl[tile - 1])) {
-        fprintf(stderr, "look-back from tile %u (%zu-byte values): wrong prefix\n", tile, sizeof(T));
+        fprintf(stderr, "look-back from tile %u (%zu-byte values, state %d): wrong prefix\n", tile, sizeof(T), STATE);
         exit(1);
     }
     /* The tile published its own inclusive prefix. */
     CHECK_CUDA(cudaMemcpy(host.data(), d_blob, bytes, cudaMemcpyDeviceToHost));
     T published;
-    unsigned status;
-    if constexpr (sizeof(T) == 4) {
-        const unsigned long long w = h.words[tile];
-        status = (unsigned)(w >> 32);
-        const uint32_t bits = (uint32_t)w;
-        memcpy(&published, &bits, 4);
-    } else {
-        status = h.status[tile];
-        published = h.prefix[tile];
-    }
-    ASSERT_EQ_I64(status, MCT__TILE_PREFIX);
+    ASSERT_EQ_I64(state_t::host_get(host.data(), tiles, tile, published), MCT__TILE_PREFIX);
     ASSERT_TRUE(test_same_bits(published, op(incl[tile - 1], own)));
     cudaFree(d_blob), cudaFree(d_result);
 }
 
-static void check_lookback_paths(uint64_t* seed) {
+template <int STATE>
+static void check_lookback_layout(uint64_t* seed) {
     auto gen_u32 = [](uint64_t* s) { return (uint32_t)test_next(s); };
+    auto gen_u64 = [](uint64_t* s) { return (uint64_t)test_next(s); };
     const std::vector<std::vector<unsigned>> layouts = {{}, {37}, {99}, {64, 65}, {3, 50, 70}};
     for (const auto& at : layouts) {
-        check_lookback<test_affine>(100, at, test_op_compose(), test_affine_value, seed);
-        check_lookback<uint32_t>(100, at, mct_op_sum<uint32_t>(), gen_u32, seed);
+        check_lookback<test_affine, STATE>(100, at, test_op_compose(), test_affine_value, seed);
+        check_lookback<uint32_t, STATE>(100, at, mct_op_sum<uint32_t>(), gen_u32, seed);
+        check_lookback<uint64_t, STATE>(100, at, mct_op_sum<uint64_t>(), gen_u64, seed);
     }
-    check_lookback<test_affine>(1, {}, test_op_compose(), test_affine_value, seed);
-    check_lookback<test_affine>(33, {}, test_op_compose(), test_affine_value, seed);
-    check_lookback<uint32_t>(32, {}, mct_op_sum<uint32_t>(), gen_u32, seed);
+    check_lookback<test_affine, STATE>(1, {}, test_op_compose(), test_affine_value, seed);
+    check_lookback<test_affine, STATE>(33, {}, test_op_compose(), test_affine_value, seed);
+    check_lookback<uint32_t, STATE>(32, {}, mct_op_sum<uint32_t>(), gen_u32, seed);
+}
+
+static void check_lookback_paths(uint64_t* seed) {
+    check_lookback_layout<MCT__SCAN_STATE_PACKED>(seed);
+    check_lookback_layout<MCT__SCAN_STATE_PACKED_VOLATILE>(seed);
+    check_lookback_layout<MCT__SCAN_STATE_SPLIT>(seed);
+}
+
+/** One policy of the tuning choices through the dispatch template, against the
+ * sequential scan (exact: integers wrap, affine maps compose exactly): one element, a
+ * partial first tile, whole tiles, a partial last tile; inclusive and exclusive; both
+ * designs; and pointers 16-byte aligned and one element past it. */
+template <typename Policy, typename T, typename Op, typename Gen>
+static void check_policy(const char* name, Op op, T init, Gen gen, uint64_t* seed) {
+    const int64_t tile = Policy::tile_items;
+    const int64_t sizes[] = {1, tile - 1, 3 * tile, 5 * tile + 7};
+    const int64_t most = 5 * tile + 8;
+    T *d_in, *d_out;
+    CHECK_CUDA(cudaMalloc((void**)&d_in, most * sizeof(T)));
+    CHECK_CUDA(cudaMalloc((void**)&d_out, most * sizeof(T)));
+    for (int64_t n : sizes)
+        for (int ex = 0; ex < 2; ++ex)
+            for (int a = 0; a < MCT_SCAN_ALGO_COUNT; ++a)
+                for (int off = 0; off < 2; ++off) {
+                    std::vector<T> in((size_t)n), out((size_t)n);
+                    for (auto& v : in) v = gen(seed);
+                    CHECK_CUDA(cudaMemcpy(d_in + off, in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+                    CHECK_CUDA(cudaMemset(d_out, 0xA5, most * sizeof(T)));
+                    size_t bytes = 0;
+                    ASSERT_STATUS((mct__dispatch_scan<Policy, T, Op>(NULL, &bytes, NULL, NULL, n, ex != 0, init, op, a,
+                                                                     mct__scan_default_delays(), 0)),
+                                  MCT_STATUS_SUCCESS);
+                    void* d_temp;
+                    CHECK_CUDA(cudaMalloc(&d_temp, bytes));
+                    ASSERT_STATUS((mct__dispatch_scan<Policy, T, Op>(d_temp, &bytes, d_in + off, d_out + off, n,
+                                                                     ex != 0, init, op, a, mct__scan_default_delays(),
+                                                                     0)),
+                                  MCT_STATUS_SUCCESS);
+                    CHECK_CUDA(cudaDeviceSynchronize());
+                    CHECK_CUDA(cudaMemcpy(out.data(), d_out + off, n * sizeof(T), cudaMemcpyDeviceToHost));
+                    cudaFree(d_temp);
+                    char what[160];
+                    snprintf(what, sizeof what, "policy %s, %zu-byte values, %s %s, offset %d", name, sizeof(T),
+                             ex ? "exclusive" : "inclusive", mct_scan_algo_name((mct_scan_algo_t)a), off);
+                    check_exact(in, out, ex != 0, init, op, what);
+                }
+    cudaFree(d_in), cudaFree(d_out);
+}
+
+/** Each tile-state layout of tuning_scan.h, with blocks of two or three warps (so
+ * tiles are small and every case spans several warps' regions and tiles). */
+static void check_policies(uint64_t* seed) {
+    auto gen_u32 = [](uint64_t* s) { return (uint32_t)test_next(s); };
+    auto gen_u64 = [](uint64_t* s) { return (uint64_t)test_next(s); };
+    const test_affine id = {1u, 0u};
+    using packed = mct__scan_policy<64, 7, MCT__SCAN_STATE_PACKED>;
+    using split = mct__scan_policy<96, 5, MCT__SCAN_STATE_SPLIT>;
+    using vol = mct__scan_policy<64, 9, MCT__SCAN_STATE_PACKED_VOLATILE>;
+    check_policy<packed, uint32_t>("64x7 packed", mct_op_sum<uint32_t>(), 7u, gen_u32, seed);
+    check_policy<packed, uint64_t>("64x7 packed", mct_op_sum<uint64_t>(), 7u, gen_u64, seed);
+    check_policy<packed, test_affine>("64x7 packed", test_op_compose(), id, test_affine_value, seed);
+    check_policy<split, uint32_t>("96x5 split", mct_op_sum<uint32_t>(), 7u, gen_u32, seed);
+    check_policy<split, uint64_t>("96x5 split", mct_op_sum<uint64_t>(), 7u, gen_u64, seed);
+    check_policy<split, test_affine>("96x5 split", test_op_compose(), id, test_affine_value, seed);
+    check_policy<vol, uint32_t>("64x9 packed-volatile", mct_op_sum<uint32_t>(), 7u, gen_u32, seed);
+    check_policy<vol, uint64_t>("64x9 packed-volatile", mct_op_sum<uint64_t>(), 7u, gen_u64, seed);
 }
 
 /** The chained design's float sums are identical from run to run. */
@@ -372,6 +430,7 @@ int main(void) {
     uint64_t seed = 20160601;
     check_contract();
     check_lookback_paths(&seed);
+    check_policies(&seed);
     check_type<int32_t>(sizes_for<int32_t>(), large, &seed);
     check_type<uint32_t>(sizes_for<uint32_t>(), large, &seed);
     check_type<int64_t>(sizes_for<int64_t>(), large, &seed);

@@ -7,6 +7,8 @@
 
 #include "escape.h"
 #include "phantom.h"
+#include "scatter.h"
+#include "tally_only.h"
 #include "mctally/mct.h"
 
 /** A problem file after parsing, before command-line overrides. */
@@ -19,6 +21,8 @@ typedef struct {
     mct_dtype_t dtype;
     mct_escape_params_t escape;
     mct_phantom_params_t phantom;
+    mct_tally_only_params_t tally_only;
+    mct_scatter_params_t scatter;
 } mct_cli_config_t;
 
 /** Prints "mctally: <message>" to stderr; returns 1 (the exit code of errors). */

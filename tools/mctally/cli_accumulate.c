@@ -166,8 +166,11 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     if (st) {
         mct_tally_destroy(t);
         if (st == MCT_STATUS_NOT_SUPPORTED)
-            return mct_cli_error("accumulate: method %s needs converged threads of a kernel; it cannot tally arbitrary pairs",
-                                 mct_method_name(d.method));
+            return mct_cli_error("accumulate: method %s cannot add %s pairs on the %s backend", mct_method_name(d.method),
+                                 mct_dtype_name(d.dtype), mct_backend_name(d.backend));
+        if (st == MCT_STATUS_TOO_LARGE)
+            return mct_cli_error("accumulate: %lld bins of %s do not fit in a block's 48 KiB of shared memory (method %s)",
+                                 (long long)d.bins, mct_dtype_name(d.dtype), mct_method_name(d.method));
         if (st == MCT_STATUS_OVERFLOW)
             return mct_cli_error("accumulate: fixed-point overflow with %d fraction bits; use a smaller --frac-bits",
                                  d.fixed_frac_bits);

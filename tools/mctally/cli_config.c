@@ -10,6 +10,10 @@
 
 #include "cli.h"
 
+/* The problems and the sections of a problem file, for the messages. */
+#define MCT__CLI_PROBLEMS "escape, phantom, tally_only, scatter"
+#define MCT__CLI_SECTIONS "problem, tally, escape, phantom, tally_only, scatter"
+
 typedef struct {
     mct_cli_config_t* cfg;
     const char* path;
@@ -61,8 +65,9 @@ static int fail(load_ctx_t* c, const char* section, const char* key, const char*
 static int set_problem(load_ctx_t* c, const char* key, const char* value) {
     mct_cli_config_t* cfg = c->cfg;
     if (!strcmp(key, "type")) {
-        if (strcmp(value, "escape") != 0 && strcmp(value, "phantom") != 0)
-            return fail(c, "problem", key, value, "unknown problem (known: escape, phantom)");
+        if (strcmp(value, "escape") != 0 && strcmp(value, "phantom") != 0 && strcmp(value, "tally_only") != 0 &&
+            strcmp(value, "scatter") != 0)
+            return fail(c, "problem", key, value, "unknown problem (known: " MCT__CLI_PROBLEMS ")");
         snprintf(cfg->type, sizeof cfg->type, "%s", value);
         c->have_type = 1;
         return 1;
@@ -175,14 +180,67 @@ static int set_phantom(load_ctx_t* c, const char* key, const char* value) {
                 "delta_threshold_MeV, brems_threshold_MeV, step_fraction, mcs, transport, block_size)");
 }
 
+/* [tally_only]: Liu 2018's test 1 (sim/tally_only/tally_only.h). */
+static int set_tally_only(load_ctx_t* c, const char* key, const char* value) {
+    mct_tally_only_params_t* p = &c->cfg->tally_only;
+    int64_t v;
+    if (!strcmp(key, "bins"))
+        return mct_cli_parse_i64(value, 1, INT64_C(1) << 31, &p->bins) ? fail(c, "tally_only", key, value, "expected a whole number 1 .. 2^31") : 1;
+    if (!strcmp(key, "collisions")) {
+        if (mct_cli_parse_i64(value, 1, 1000000, &v)) return fail(c, "tally_only", key, value, "expected a whole number 1 .. 1000000");
+        p->collisions = (int)v;
+        return 1;
+    }
+    if (!strcmp(key, "mean_energy_MeV")) {
+        if (mct_cli_parse_f64(value, 0.0, &p->mean_energy) || p->mean_energy <= 0.0 || p->mean_energy > 1e30)
+            return fail(c, "tally_only", key, value, "expected a number in (0, 1e30] (MeV)");
+        return 1;
+    }
+    if (!strcmp(key, "launch")) {
+        if (!strcmp(value, "paper")) p->launch = MCT_TALLY_ONLY_LAUNCH_PAPER;
+        else if (!strcmp(value, "full")) p->launch = MCT_TALLY_ONLY_LAUNCH_FULL;
+        else return fail(c, "tally_only", key, value, "expected paper or full");
+        return 1;
+    }
+    return fail(c, "tally_only", key, value, "unknown key (known: bins, collisions, mean_energy_MeV, launch)");
+}
+
+/* [scatter]: Westphal's workload (sim/scatter/scatter.h). */
+static int set_scatter(load_ctx_t* c, const char* key, const char* value) {
+    mct_scatter_params_t* p = &c->cfg->scatter;
+    int64_t v;
+    if (!strcmp(key, "bins"))
+        return mct_cli_parse_i64(value, 1, INT64_C(1) << 31, &p->bins) ? fail(c, "scatter", key, value, "expected a whole number 1 .. 2^31 (cells)") : 1;
+    if (!strcmp(key, "width")) {
+        if (mct_cli_parse_i64(value, 1, MCT_SCATTER_MAX_WIDTH, &v))
+            return fail(c, "scatter", key, value, "expected a whole number 1 .. 1024 (components per particle)");
+        p->width = (int)v;
+        return 1;
+    }
+    if (!strcmp(key, "pattern"))
+        return mct_scatter_pattern_from_name(value, &p->pattern) ? fail(c, "scatter", key, value, "unknown pattern (known: uniform, sorted, hot)") : 1;
+    if (!strcmp(key, "check")) {
+        if (!strcmp(value, "auto")) p->check = MCT_SCATTER_CHECK_AUTO;
+        else if (!strcmp(value, "yes")) p->check = MCT_SCATTER_CHECK_ALWAYS;
+        else if (!strcmp(value, "no")) p->check = MCT_SCATTER_CHECK_NEVER;
+        else return fail(c, "scatter", key, value, "expected auto, yes or no");
+        return 1;
+    }
+    if (!strcmp(key, "chunk"))
+        return mct_cli_parse_i64(value, 1, INT64_MAX, &p->chunk) ? fail(c, "scatter", key, value, "expected a whole number >= 1 (particles per add)") : 1;
+    return fail(c, "scatter", key, value, "unknown key (known: bins, width, pattern, check, chunk)");
+}
+
 static int on_key(void* user, const char* section, const char* key, const char* value) {
     load_ctx_t* c = user;
     if (!strcmp(section, "problem")) return set_problem(c, key, value);
     if (!strcmp(section, "tally")) return set_tally(c, key, value);
     if (!strcmp(section, "escape")) return set_escape(c, key, value);
     if (!strcmp(section, "phantom")) return set_phantom(c, key, value);
+    if (!strcmp(section, "tally_only")) return set_tally_only(c, key, value);
+    if (!strcmp(section, "scatter")) return set_scatter(c, key, value);
     if (!section[0]) return fail(c, "", key, value, "key outside any section");
-    snprintf(c->error, sizeof c->error, "unknown section [%s] (known: problem, tally, escape, phantom)", section);
+    snprintf(c->error, sizeof c->error, "unknown section [%s] (known: " MCT__CLI_SECTIONS ")", section);
     return 0;
 }
 
@@ -201,8 +259,9 @@ static int check_sections(FILE* f, char* error, size_t size) {
             return 1;
         }
         *end = '\0';
-        if (strcmp(s + 1, "problem") && strcmp(s + 1, "tally") && strcmp(s + 1, "escape") && strcmp(s + 1, "phantom")) {
-            snprintf(error, size, "line %d: unknown section [%s] (known: problem, tally, escape, phantom)", lineno, s + 1);
+        if (strcmp(s + 1, "problem") && strcmp(s + 1, "tally") && strcmp(s + 1, "escape") && strcmp(s + 1, "phantom") &&
+            strcmp(s + 1, "tally_only") && strcmp(s + 1, "scatter")) {
+            snprintf(error, size, "line %d: unknown section [%s] (known: " MCT__CLI_SECTIONS ")", lineno, s + 1);
             return 1;
         }
     }
@@ -218,6 +277,8 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
     cfg->dtype = MCT_DTYPE_F64;
     mct_escape_params_init(&cfg->escape);
     mct_phantom_params_init(&cfg->phantom);
+    mct_tally_only_params_init(&cfg->tally_only);
+    mct_scatter_params_init(&cfg->scatter);
 
     FILE* f = fopen(path, "r");
     if (!f) return mct_cli_error("cannot open problem file '%s': %s", path, strerror(errno));
@@ -233,6 +294,6 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
         if (c.error[0]) return mct_cli_error("%s:%d: %s", path, line, c.error);
         return mct_cli_error("%s:%d: not valid INI syntax", path, line);
     }
-    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: escape, phantom)", path);
+    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: " MCT__CLI_PROBLEMS ")", path);
     return 0;
 }

@@ -231,6 +231,129 @@ static int run_escape(const run_args_t* a, mct_tally_t tally) {
     return rc;
 }
 
+/* ---- tally_only and scatter --------------------------------------------------- */
+
+/* Bins written one by one into result.json; larger tallies get their total only. */
+#define MCT_CLI_JSON_BINS 4096
+
+static cJSON* tally_entry(mct_tally_t tally, const char* name, double total) {
+    mct_tally_desc_t d;
+    mct_tally_get_desc(tally, &d);
+    if (d.bins <= MCT_CLI_JSON_BINS) return tally_json(tally, name);
+    cJSON* t = cJSON_CreateObject();
+    cJSON_AddStringToObject(t, "name", name);
+    cJSON_AddNumberToObject(t, "bins", (double)d.bins);
+    cJSON_AddNumberToObject(t, "total", total);
+    cJSON_AddStringToObject(t, "note", "per-bin values omitted (more than 4096 bins)");
+    return t;
+}
+
+/* Messages for the statuses of the two problems whose deposits are fractions. */
+static int float_problem_status(mct_status_t st, const run_args_t* a, const char* problem, int64_t bins) {
+    if (st == MCT_STATUS_NOT_SUPPORTED && a->cfg.dtype != MCT_DTYPE_F32 && a->cfg.dtype != MCT_DTYPE_F64)
+        return mct_cli_error("%s: the values are real numbers and need a float tally (--dtype f32 or f64), not %s", problem,
+                             mct_dtype_name(a->cfg.dtype));
+    if (st == MCT_STATUS_NOT_SUPPORTED && a->cfg.method == MCT_METHOD_SHARED)
+        return mct_cli_error("%s: %lld bins of %s do not fit in a block's 48 KiB of shared memory (method shared)",
+                             problem, (long long)bins, mct_dtype_name(a->cfg.dtype));
+    if (st == MCT_STATUS_OVERFLOW)
+        return mct_cli_error("%s: a fixed-point bin overflowed; use fewer particles per batch or fewer fraction bits",
+                             problem);
+    return report_status(st, a, problem);
+}
+
+static cJSON* tally_only_json(const mct_tally_only_params_t* p, const mct_tally_only_result_t* r) {
+    cJSON* j = cJSON_CreateObject();
+    cJSON_AddItemToObject(j, "particles", raw_integer((uint64_t)p->particles, 0));
+    cJSON_AddNumberToObject(j, "collisions", p->collisions);
+    cJSON_AddNumberToObject(j, "bins", (double)p->bins);
+    cJSON_AddNumberToObject(j, "mean_energy_MeV", p->mean_energy);
+    cJSON_AddStringToObject(j, "launch", p->launch == MCT_TALLY_ONLY_LAUNCH_FULL ? "full" : "paper");
+    cJSON_AddNumberToObject(j, "total_MeV", r->total);
+    cJSON_AddNumberToObject(j, "expected_MeV", r->expected);
+    cJSON_AddNumberToObject(j, "std_error_MeV", r->std_error);
+    cJSON_AddNumberToObject(j, "z_score", r->z_score);
+    cJSON_AddItemToObject(j, "batch_std_error_MeV", number_or_null(r->batch_std_error));
+    cJSON_AddNumberToObject(j, "max_bin_z", r->max_bin_z);
+    cJSON_AddItemToObject(j, "updates", raw_integer((uint64_t)r->updates, 0));
+    cJSON_AddNumberToObject(j, "updates_per_second", r->updates_per_second);
+    return j;
+}
+
+static int run_tally_only(const run_args_t* a, mct_tally_t tally) {
+    mct_tally_only_params_t p = a->cfg.tally_only;
+    p.particles = a->cfg.histories;
+    p.batches = a->cfg.batches;
+    p.seed = a->cfg.seed;
+    if (want_progress()) p.progress = show_progress;
+    mct_tally_only_result_t r;
+    mct_status_t st = mct_tally_only_run(&p, tally, &r);
+    if (st) return float_problem_status(st, a, "tally_only", p.bins);
+    mct_tally_desc_t d;
+    char device[256];
+    cJSON* root = result_header(a, tally, "tally_only", p.particles, p.seed, p.batches, r.seconds, &d, device,
+                                sizeof device);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), tally_entry(tally, "energy", r.total));
+    cJSON_AddItemToObject(root, "tally_only", tally_only_json(&p, &r));
+    printf("tally_only: %s on %s (%s), %s %s: total %.10g MeV, expected %.10g +- %.3g (z %.2f), %.3g updates/s, "
+           "%.3f s\n", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
+           r.total, r.expected, r.std_error, r.z_score, r.updates_per_second, r.seconds);
+    int rc = write_result(a->out_dir, root);
+    cJSON_Delete(root);
+    return rc;
+}
+
+static cJSON* scatter_json(const mct_scatter_params_t* p, const mct_scatter_result_t* r) {
+    cJSON* j = cJSON_CreateObject();
+    cJSON_AddItemToObject(j, "particles", raw_integer((uint64_t)p->n, 0));
+    cJSON_AddNumberToObject(j, "cells", (double)p->bins);
+    cJSON_AddNumberToObject(j, "width", p->width);
+    cJSON_AddStringToObject(j, "pattern", mct_scatter_pattern_name(p->pattern));
+    cJSON_AddNumberToObject(j, "total", r->total);
+    cJSON_AddNumberToObject(j, "expected", r->expected);
+    cJSON_AddNumberToObject(j, "std_error", r->std_error);
+    cJSON_AddNumberToObject(j, "z_score", r->z_score);
+    cJSON_AddItemToObject(j, "updates", raw_integer((uint64_t)r->updates, 0));
+    cJSON_AddNumberToObject(j, "updates_per_second", r->updates_per_second);
+    cJSON* c = cJSON_AddObjectToObject(j, "check");
+    cJSON_AddBoolToObject(c, "checked", r->checked);
+    if (r->checked) {
+        cJSON_AddBoolToObject(c, "passed", r->check_passed);
+        cJSON_AddNumberToObject(c, "max_rel_dev", r->max_rel_dev);
+        cJSON_AddItemToObject(c, "max_dev_over_bound", number_or_null(r->max_dev_over_bound));
+        cJSON_AddNumberToObject(c, "worst_bin", (double)r->worst_bin);
+    }
+    return j;
+}
+
+static int run_scatter(const run_args_t* a, mct_tally_t tally) {
+    mct_scatter_params_t p = a->cfg.scatter;
+    p.n = a->cfg.histories;
+    p.batches = a->cfg.batches;
+    p.seed = a->cfg.seed;
+    if (want_progress()) p.progress = show_progress;
+    mct_scatter_result_t r;
+    mct_status_t st = mct_scatter_run(&p, tally, &r);
+    if (st) return float_problem_status(st, a, "scatter", p.bins * p.width);
+    mct_tally_desc_t d;
+    char device[256];
+    cJSON* root =
+        result_header(a, tally, "scatter", p.n, p.seed, p.batches, r.seconds, &d, device, sizeof device);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), tally_entry(tally, "cells", r.total));
+    cJSON_AddItemToObject(root, "scatter", scatter_json(&p, &r));
+    printf("scatter: %s on %s (%s), %s %s, %s keys: total %.10g, expected %.10g +- %.3g (z %.2f)", a->file,
+           mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
+           mct_scatter_pattern_name(p.pattern), r.total, r.expected, r.std_error, r.z_score);
+    if (r.checked) printf(", bins within %.3g of their bound", r.max_dev_over_bound);
+    printf(", %.3g updates/s, %.3f s\n", r.updates_per_second, r.seconds);
+    int rc = write_result(a->out_dir, root);
+    cJSON_Delete(root);
+    if (!rc && !r.check_passed)
+        rc = mct_cli_error("scatter: bin %lld deviates from the host reference by %.3g times its error bound",
+                           (long long)r.worst_bin, r.max_dev_over_bound);
+    return rc;
+}
+
 /* ---- phantom --------------------------------------------------------------- */
 
 /* Deposits per history are about 25 per MeV of beam for 4 mm voxels and grow
@@ -467,13 +590,24 @@ int mct_cli_run(int argc, char** argv) {
                                      floor(268435456.0 / ((double)d.pair_capacity / ceil((double)a.cfg.histories / (double)a.cfg.batches))));
         }
     }
+    const int tally_only = !strcmp(a.cfg.type, "tally_only"), scatter = !strcmp(a.cfg.type, "scatter");
+    if (tally_only) d.bins = a.cfg.tally_only.bins;
+    if (scatter) {
+        if (a.cfg.scatter.bins > (INT64_C(1) << 31) / a.cfg.scatter.width)
+            return mct_cli_error("scatter: bins x width = %lld x %d exceeds the 2^31 bins of a tally",
+                                 (long long)a.cfg.scatter.bins, a.cfg.scatter.width);
+        d.bins = a.cfg.scatter.bins * a.cfg.scatter.width;
+    }
     d.dtype = a.cfg.dtype;
     d.method = a.cfg.method;
     d.backend = a.backend;
     mct_tally_t tally = NULL;
     mct_status_t st = mct_tally_create(&tally, &d);
     if (st) return report_status(st, &a, "cannot create the tally");
-    int rc = phantom ? run_phantom(&a, tally) : run_escape(&a, tally);
+    int rc = phantom      ? run_phantom(&a, tally)
+             : tally_only ? run_tally_only(&a, tally)
+             : scatter    ? run_scatter(&a, tally)
+                          : run_escape(&a, tally);
     mct_tally_destroy(tally);
     return rc;
 }

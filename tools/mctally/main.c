@@ -18,7 +18,8 @@ static const char usage[] =
     "                       tally user data (u32 keys, f64 values) into B bins\n"
     "  methods              list tally methods, their types, determinism and backends\n"
     "  bench SUITE [--out FILE.json] [options]\n"
-    "                       run a benchmark suite on the GPU (suites: escape)\n"
+    "                       run a benchmark suite on the GPU (suites: escape, scan, phantom,\n"
+    "                       tally_only, scatter, mpc, accuracy)\n"
     "\n"
     "  --help               this text (also after a command: mctally run --help)\n"
     "  --version            print the version\n";

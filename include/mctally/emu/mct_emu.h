@@ -471,6 +471,18 @@ MCT__EMU_SCOPED(atomicXor)
 #undef MCT__EMU_SCOPED
 
 /* ------------------------------------------------------------------------------------
+ * Whole 16-byte accesses. On a GPU a naturally aligned 128-bit load or store (device
+ * code issues it as ld/st .v2.u64 in inline PTX, e.g. the scan's packed tile states)
+ * is one access: a reader sees all of one store or none of it. A plain 16-byte copy
+ * on the host may be split into two 8-byte moves, and blocks run on several OS
+ * threads, so such device code calls these instead under the emulation. Both are
+ * relaxed (no ordering of other accesses); a misaligned address is reported as a
+ * launch failure, as the GPU faults on it.
+ * ---------------------------------------------------------------------------------- */
+extern "C" void mct_emu_load_16(void* dst, const void* src);
+extern "C" void mct_emu_store_16(void* dst, const void* src);
+
+/* ------------------------------------------------------------------------------------
  * Runtime API subset. Every name is a macro onto an mct_emu_* symbol, so a program
  * can also link the real libcudart without clashes.
  * ---------------------------------------------------------------------------------- */

@@ -31,7 +31,7 @@ struct mct__agent_scan {
     static constexpr int ITEMS = Policy::items;
     static constexpr int TILE = Policy::tile_items;
     static constexpr int WARP_ITEMS = 32 * ITEMS;
-    using state_t = mct__scan_tile_state<T>;
+    using state_t = mct__scan_tile_state<T, Policy::state>;
 
     struct storage_t {
         T exchange[TILE];

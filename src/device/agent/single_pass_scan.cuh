@@ -13,17 +13,40 @@
  * OS thread, every awaited tile has already been published or is running on another
  * OS thread.
  *
- * Memory layout and ordering:
- * - 4-byte values: status and value share one 64-bit word (value in the low half),
- *   written and read with single 64-bit volatile accesses, so a reader can never see
- *   a status with another value.
- * - 8-byte values: a status word per tile and two value arrays, one for aggregates
- *   and one for prefixes (as CUB's non-packed tile state), so that publishing the
- *   prefix never overwrites a value that a reader who saw AGGREGATE is about to
- *   read. The writer stores the value, __threadfence(), then the status; the reader
- *   loads the status, __threadfence(), then the value.
- * All polled words are read through volatile pointers, so that each poll is a load
- * from the L2 (ld.volatile) and the compiler keeps it inside the loop. */
+ * Memory layout and ordering. What a reader needs: when it sees status AGGREGATE or
+ * PREFIX for tile p, the value it combines must be the one tile p published with
+ * that status. Nothing else a tile writes is read by another tile during the scan
+ * (outputs are never read back), so this pairing is the whole requirement.
+ *
+ * - Packed (4- and 8-byte values, the default): status and value share one naturally
+ *   aligned word, 8 bytes for 4-byte values (status in the high half) and 16 bytes
+ *   for 8-byte values (status in the first 8 bytes, value in the second), and every
+ *   access is one whole-word load or store (ld/st .u64, or .v2.u64 for 16 bytes).
+ *   1. Indivisible: a load returns all of one store (or the zeros of the memset),
+ *      never a status from one store with the value of another. For 8 bytes the PTX
+ *      memory model guarantees it. For 16 bytes the model describes a vector access
+ *      as element accesses in unspecified order; we rely, as CUB's packed tile state
+ *      does, on the hardware performing an aligned 16-byte access as one access to
+ *      one L2 sector. The emulation provides the same (mct_emu_load_16/store_16).
+ *   2. No fence: the value travels inside the word, so there is no other location
+ *      whose store must become visible first (the split layout below needs a fence
+ *      after the value and another after reading the status, two dependent round
+ *      trips per poll). Relaxed .gpu accesses (or volatile, which PTX treats as
+ *      relaxed .sys) are strong: a poll cannot be served from a stale L1 line, and a
+ *      store becomes visible to the polling warp eventually.
+ *   3. Monotone: a tile's word goes INVALID -> AGGREGATE -> PREFIX, both stores by
+ *      the same thread in program order, so coherence never shows PREFIX and then
+ *      AGGREGATE; and each status is correct whenever it is seen (an AGGREGATE only
+ *      makes the reader look further back).
+ *   4. The memset that zeroes the words precedes the kernel on the same stream.
+ * - Split (other value sizes, or by choice of the policy): a status word per tile
+ *   and two value arrays, one for aggregates and one for prefixes (as CUB's
+ *   non-packed tile state), so that publishing the prefix never overwrites a value
+ *   that a reader who saw AGGREGATE is about to read. The writer stores the value,
+ *   __threadfence(), then the status; the reader loads the status, __threadfence(),
+ *   then the value.
+ * Polled words are read with strong (relaxed or volatile) loads, so each poll is a
+ * load from the L2 and the compiler keeps it inside the loop. */
 #ifndef MCT_SINGLE_PASS_SCAN_CUH
 #define MCT_SINGLE_PASS_SCAN_CUH
 
@@ -88,9 +111,19 @@ __device__ __forceinline__ uint64_t mct__volatile_load(const uint64_t* p) { retu
 __device__ __forceinline__ void mct__volatile_store(int64_t* p, const int64_t& v) { *(volatile int64_t*)p = v; }
 __device__ __forceinline__ int64_t mct__volatile_load(const int64_t* p) { return *(const volatile int64_t*)p; }
 
-/** Tile states of values that are not 4 bytes: status words plus two value arrays. */
-template <typename T, bool PACKED = (sizeof(T) == 4)>
-struct mct__scan_tile_state {
+/** The layout a value type gets under a policy's STATE choice. */
+enum { MCT__SCAN_LAYOUT_SPLIT = 0, MCT__SCAN_LAYOUT_WORD8 = 1, MCT__SCAN_LAYOUT_WORD16 = 2 };
+template <typename T, int STATE>
+constexpr int mct__scan_layout() {
+    return STATE == MCT__SCAN_STATE_SPLIT ? MCT__SCAN_LAYOUT_SPLIT
+           : sizeof(T) == 4               ? MCT__SCAN_LAYOUT_WORD8
+           : sizeof(T) == 8               ? MCT__SCAN_LAYOUT_WORD16
+                                          : MCT__SCAN_LAYOUT_SPLIT;
+}
+
+/** Split tile states: status words plus two value arrays. */
+template <typename T>
+struct mct__scan_split_state {
     unsigned* status;
     T* aggregate;
     T* prefix;
@@ -98,8 +131,8 @@ struct mct__scan_tile_state {
     /** Bytes to zero before a scan (the status words), and the whole footprint. */
     static size_t zero_bytes(int64_t tiles) { return mct__align256((size_t)tiles * sizeof(unsigned)); }
     static size_t bytes(int64_t tiles) { return zero_bytes(tiles) + 2 * mct__align256((size_t)tiles * sizeof(T)); }
-    static mct__scan_tile_state carve(void* base, int64_t tiles) {
-        mct__scan_tile_state s;
+    static mct__scan_split_state carve(void* base, int64_t tiles) {
+        mct__scan_split_state s;
         char* p = (char*)base;
         s.status = (unsigned*)p;
         s.aggregate = (T*)(p + zero_bytes(tiles));
@@ -122,35 +155,163 @@ struct mct__scan_tile_state {
         }
         return st;
     }
+
+    /** Host image of the states (tests prepare and inspect states with these). */
+    static void host_set(void* base, int64_t tiles, unsigned tile, unsigned status_value, const T& v) {
+        const mct__scan_split_state s = carve(base, tiles);
+        s.status[tile] = status_value;
+        (status_value == MCT__TILE_AGGREGATE ? s.aggregate : s.prefix)[tile] = v;
+    }
+    static unsigned host_get(const void* base, int64_t tiles, unsigned tile, T& v) {
+        const mct__scan_split_state s = carve((void*)base, tiles);
+        if (s.status[tile] != MCT__TILE_INVALID)
+            v = (s.status[tile] == MCT__TILE_AGGREGATE ? s.aggregate : s.prefix)[tile];
+        return s.status[tile];
+    }
 };
 
-/** Tile states of 4-byte values: (status << 32) | value bits in one 64-bit word. */
-template <typename T>
-struct mct__scan_tile_state<T, true> {
-    unsigned long long* words;
+/** Whole-word accesses of the packed states: relaxed at .gpu scope (sm_70+), or
+ * volatile. Under the emulation the 8-byte word is a relaxed atomic and the 16-byte
+ * word goes through the emulation's indivisible 16-byte copy. The branch without
+ * __CUDA_ARCH__ is nvcc's host pass, which never runs device code. */
+template <bool VOLATILE>
+__device__ __forceinline__ unsigned long long mct__scan_load_word(const unsigned long long* p) {
+#if MCT_IS_EMULATED
+    if (VOLATILE) return *(const volatile unsigned long long*)p;
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    if (VOLATILE) return *(const volatile unsigned long long*)p;
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+#else
+    return *(const volatile unsigned long long*)p;
+#endif
+}
+template <bool VOLATILE>
+__device__ __forceinline__ void mct__scan_store_word(unsigned long long* p, unsigned long long v) {
+#if MCT_IS_EMULATED
+    if (VOLATILE) *(volatile unsigned long long*)p = v;
+    else __atomic_store_n(p, v, __ATOMIC_RELAXED);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    if (VOLATILE) *(volatile unsigned long long*)p = v;
+    else asm volatile("st.relaxed.gpu.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+#else
+    *(volatile unsigned long long*)p = v;
+#endif
+}
+template <bool VOLATILE>
+__device__ __forceinline__ ulonglong2 mct__scan_load_word(const ulonglong2* p) {
+    ulonglong2 v;
+#if MCT_IS_EMULATED
+    mct_emu_load_16(&v, p);
+#elif defined(__CUDA_ARCH__)
+#if __CUDA_ARCH__ >= 700
+    if (!VOLATILE)
+        asm volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
+    else
+#endif
+        asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
+#else
+    v.x = ((const volatile unsigned long long*)p)[0];
+    v.y = ((const volatile unsigned long long*)p)[1];
+#endif
+    return v;
+}
+template <bool VOLATILE>
+__device__ __forceinline__ void mct__scan_store_word(ulonglong2* p, ulonglong2 v) {
+#if MCT_IS_EMULATED
+    mct_emu_store_16(p, &v);
+#elif defined(__CUDA_ARCH__)
+#if __CUDA_ARCH__ >= 700
+    if (!VOLATILE)
+        asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
+    else
+#endif
+        asm volatile("st.volatile.v2.u64 [%0], {%1, %2};" : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
+#else
+    ((volatile unsigned long long*)p)[0] = v.x;
+    ((volatile unsigned long long*)p)[1] = v.y;
+#endif
+}
 
-    static size_t zero_bytes(int64_t tiles) { return mct__align256((size_t)tiles * sizeof(unsigned long long)); }
+/** (status, value) <-> word. 8-byte words: (status << 32) | value bits; 16-byte
+ * words: x = status, y = value bits. */
+template <typename T>
+MCT_HD inline void mct__scan_pack(unsigned long long& w, unsigned status_value, const T& v) {
+    unsigned bits;
+    memcpy(&bits, &v, 4);
+    w = ((unsigned long long)status_value << 32) | bits;
+}
+template <typename T>
+MCT_HD inline unsigned mct__scan_unpack(const unsigned long long& w, T& v) {
+    const unsigned bits = (unsigned)w;
+    memcpy(&v, &bits, 4);
+    return (unsigned)(w >> 32);
+}
+template <typename T>
+MCT_HD inline void mct__scan_pack(ulonglong2& w, unsigned status_value, const T& v) {
+    w.x = status_value;
+    memcpy(&w.y, &v, 8);
+}
+template <typename T>
+MCT_HD inline unsigned mct__scan_unpack(const ulonglong2& w, T& v) {
+    memcpy(&v, &w.y, 8);
+    return (unsigned)w.x;
+}
+
+/** Packed tile states: one Word (8 or 16 bytes) per tile, read and written whole. */
+template <typename T, typename Word, bool VOLATILE>
+struct mct__scan_packed_state {
+    static_assert(sizeof(Word) == 2 * sizeof(T) && sizeof(Word) % 8 == 0, "a value and its status fill the word");
+    Word* words;
+
+    static size_t zero_bytes(int64_t tiles) { return mct__align256((size_t)tiles * sizeof(Word)); }
     static size_t bytes(int64_t tiles) { return zero_bytes(tiles); }
-    static mct__scan_tile_state carve(void* base, int64_t tiles) {
+    static mct__scan_packed_state carve(void* base, int64_t tiles) {
         (void)tiles;
-        mct__scan_tile_state s;
-        s.words = (unsigned long long*)base;
+        mct__scan_packed_state s;
+        s.words = (Word*)base;
         return s;
     }
 
     __device__ __forceinline__ void publish(unsigned tile, unsigned status_value, const T& v) const {
-        unsigned bits;
-        memcpy(&bits, &v, 4);
-        ((volatile unsigned long long*)words)[tile] = ((unsigned long long)status_value << 32) | bits;
+        Word w;
+        mct__scan_pack(w, status_value, v);
+        mct__scan_store_word<VOLATILE>(words + tile, w);
     }
 
+    /** One read of a tile's status, and its value (meaningful when the status is not
+     * INVALID). */
     __device__ __forceinline__ unsigned peek(unsigned tile, T& v) const {
-        const unsigned long long w = ((const volatile unsigned long long*)words)[tile];
-        const unsigned bits = (unsigned)w;
-        memcpy(&v, &bits, 4);
-        return (unsigned)(w >> 32);
+        return mct__scan_unpack(mct__scan_load_word<VOLATILE>(words + tile), v);
+    }
+
+    static void host_set(void* base, int64_t tiles, unsigned tile, unsigned status_value, const T& v) {
+        mct__scan_pack(carve(base, tiles).words[tile], status_value, v);
+    }
+    static unsigned host_get(const void* base, int64_t tiles, unsigned tile, T& v) {
+        return mct__scan_unpack(carve((void*)base, tiles).words[tile], v);
     }
 };
+
+template <typename T, int STATE, int LAYOUT>
+struct mct__scan_tile_state_sel {
+    using type = mct__scan_split_state<T>;
+};
+template <typename T, int STATE>
+struct mct__scan_tile_state_sel<T, STATE, MCT__SCAN_LAYOUT_WORD8> {
+    using type = mct__scan_packed_state<T, unsigned long long, STATE == MCT__SCAN_STATE_PACKED_VOLATILE>;
+};
+template <typename T, int STATE>
+struct mct__scan_tile_state_sel<T, STATE, MCT__SCAN_LAYOUT_WORD16> {
+    using type = mct__scan_packed_state<T, ulonglong2, STATE == MCT__SCAN_STATE_PACKED_VOLATILE>;
+};
+
+/** The tile states of values of type T under a policy's STATE choice. Every layout
+ * has zero_bytes/bytes/carve (host), publish/peek (device) and host_set/host_get. */
+template <typename T, int STATE = MCT__SCAN_STATE_PACKED>
+using mct__scan_tile_state = typename mct__scan_tile_state_sel<T, STATE, mct__scan_layout<T, STATE>()>::type;
 
 /** Decoupled look-back, called by all 32 lanes of one warp of tile `tile` > 0 once the
  * tile's own total `aggregate` is known. Publishes AGGREGATE at once, so successors

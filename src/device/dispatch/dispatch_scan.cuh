@@ -18,7 +18,7 @@
 template <typename Policy, typename T>
 static size_t mct__scan_temp_bytes(int64_t n) {
     const int64_t tiles = n > 0 ? (n + Policy::tile_items - 1) / Policy::tile_items : 1;
-    return 255 + 256 + mct__scan_tile_state<T>::bytes(tiles);
+    return 255 + 256 + mct__scan_tile_state<T, Policy::state>::bytes(tiles);
 }
 
 /** Scans n elements of `in` into `out` on `stream` with one kernel variant fixed at
@@ -28,7 +28,7 @@ static size_t mct__scan_temp_bytes(int64_t n) {
 template <typename Policy, typename T, typename Op, bool EXCLUSIVE, int ALGO>
 static mct_status_t mct__dispatch_scan_variant(void* d_temp, size_t* temp_bytes, const T* in, T* out, int64_t n,
                                                T init, Op op, mct__scan_delays_t delays, cudaStream_t stream) {
-    using state_t = mct__scan_tile_state<T>;
+    using state_t = mct__scan_tile_state<T, Policy::state>;
     const size_t need = mct__scan_temp_bytes<Policy, T>(n);
     if (!d_temp) {
         *temp_bytes = need;

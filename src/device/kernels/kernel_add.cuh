@@ -28,17 +28,86 @@ __device__ __forceinline__ T mct__from_f64(double v) {
     }
 }
 
-/** Grid-stride loop: bin keys[i] += values[i] for i < n, each value first
+/** Items a thread loads before it adds them: independent loads in flight. */
+#define MCT_ADD_ITEMS_PER_LOAD 4
+
+/** bin keys[i] += values[i]: each thread loads MCT_ADD_ITEMS_PER_LOAD keys and
+ * values before adding any, so the loads overlap instead of waiting behind the
+ * adds. */
+template <typename T, typename Tally>
+__device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_view_t& view,
+                                                 const uint32_t* __restrict__ keys, const double* __restrict__ values,
+                                                 int64_t n) {
+    constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
+    const int64_t threads = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; base < n; base += U * threads) {
+        uint32_t k[U];
+        double v[U];
+        MCT_UNROLL
+        for (int u = 0; u < U; ++u) {
+            const int64_t i = base + u * threads;
+            k[u] = i < n ? keys[i] : 0u;
+            v[u] = i < n ? values[i] : 0.0;
+        }
+        MCT_UNROLL
+        for (int u = 0; u < U; ++u)
+            if (base + u * threads < n) tally.add((int64_t)k[u], mct__from_f64<T>(v[u]));
+    }
+    (void)view;
+}
+
+/** bin keys[i] * width + c += values[c * stride + i], width > 1. A warp takes
+ * 32 groups at a time and walks their 32 * width values group by group: in
+ * round r lane l takes value f = 32 r + l, i.e. component f % width of group
+ * f / width. Neighbouring lanes then add into neighbouring bins of one group
+ * (a few memory sectors per atomic instruction instead of 32, and peers for
+ * the aggregating methods), and the reads of a component stay in a few
+ * sectors that the next rounds reuse. A group reaching past the bins is
+ * dropped whole and flagged once (by the lane holding its component 0). */
+template <typename T, typename Tally>
+__device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_view_t& view,
+                                                const uint32_t* __restrict__ keys, const double* __restrict__ values,
+                                                int64_t n, int width, int64_t stride) {
+    const int lane = (int)(threadIdx.x & 31u);
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
+    const int step_groups = 32 / width, step_comps = 32 % width;
+    for (int64_t g0 = warp * 32; g0 < n; g0 += warps * 32) {
+        int p = lane / width, c = lane % width; /* round 0: value `lane` */
+        for (int round = 0; round < width; ++round) {
+            const int64_t i = g0 + p;
+            if (i < n) {
+                const int64_t first = (int64_t)keys[i] * width;
+                if (first + width > view.nbins) {
+                    if (c == 0) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+                } else {
+                    tally.add(first + c, mct__from_f64<T>(values[c * stride + i]));
+                }
+            }
+            p += step_groups, c += step_comps; /* value f + 32 */
+            if (c >= width) c -= width, ++p;
+        }
+    }
+}
+
+/** Grid-stride adds of n groups of `width` values: bin keys[i] * width + c +=
+ * values[c * stride + i] (width 1: bin keys[i] += values[i]), each value first
  * converted to the tally's dtype (so every method, fixed and sort_reduce
- * included, adds what the tally's type can hold),
- * through mct_block_tally<T, M> (`shared` privatizes, every other method is
- * mct_add). Dynamic shared memory: mct_block_tally_smem_bytes<T, M>(nbins). */
+ * included, adds what the tally's type can hold), through mct_block_tally<T, M>
+ * (shared, block_reduce, warp_reduce and kahan keep the block's sums, every
+ * other method is mct_add). Blocks of a multiple of 32 threads. Dynamic shared
+ * memory: mct_block_tally_smem_bytes<T, M>(nbins). */
 template <typename T, mct_method_t M>
-static __global__ void mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* keys, const double* values,
-                                             int64_t n) {
+static __global__ void mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* __restrict__ keys,
+                                             const double* __restrict__ values, int64_t n, int width,
+                                             int64_t stride) {
     mct_block_tally<T, M> tally(view);
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        tally.add((int64_t)keys[i], mct__from_f64<T>(values[i]));
+    if (width == 1) {
+        /* A key past the bins is flagged by add(). */
+        mct__add_singles<T>(tally, view, keys, values, n);
+    } else {
+        mct__add_groups<T>(tally, view, keys, values, n, width, stride);
+    }
     tally.flush();
 }
 

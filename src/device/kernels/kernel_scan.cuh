@@ -12,7 +12,7 @@
 
 template <typename Policy, typename T, typename Op, bool EXCLUSIVE, int ALGO>
 static __global__ void __launch_bounds__(Policy::threads)
-    mct_kernel_scan(const T* in, T* out, int64_t n, T init, Op op, mct__scan_tile_state<T> state,
+    mct_kernel_scan(const T* in, T* out, int64_t n, T init, Op op, mct__scan_tile_state<T, Policy::state> state,
                     unsigned* counter, mct__scan_delays_t delays) {
     using agent = mct__agent_scan<Policy, T, Op, EXCLUSIVE, ALGO>;
     __shared__ typename agent::storage_t storage;

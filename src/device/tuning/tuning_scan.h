@@ -1,26 +1,44 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file tuning_scan.h  Tile shapes and look-back delays of the device-wide scan.
+/** @file tuning_scan.h  Tile shapes, tile-state layout and look-back delays of the
+ * device-wide scan.
  *
  * Tuning is data: a policy is a block size and a number of items per thread (both
- * compile-time, they size registers and shared memory) plus two delays that are
- * kernel arguments, so benchmarks can sweep them without recompiling.
+ * compile-time, they size registers and shared memory), the tile-state layout
+ * (compile-time, below), plus two delays that are kernel arguments, so benchmarks can
+ * sweep them without recompiling. `mctally bench scan` measures the alternatives side
+ * by side on the GPU at hand (its tuning section).
  *
- * ITEMS is odd on purpose: the tile goes through shared memory from a warp-striped
- * to a blocked arrangement, where lane l reads words l*ITEMS + j; an odd stride is
- * free of bank conflicts for 4-byte values, and for 8-byte values (read as two
- * half-warp phases) too. The defaults follow the sizes CUB uses on sm_90 (128 threads
- * x 24 items for 4-byte values), rounded to an odd count; `mctally bench scan`
- * reports a sweep of alternatives on the GPU at hand. */
+ * Data movement is fixed (agent_scan.cuh): each warp loads its 32*ITEMS elements
+ * warp-striped and transposes them to the blocked arrangement through shared memory,
+ * and tiles take their index from an atomic counter. (16-byte vector loads, with or
+ * without the transpose, were slower on an H100, and tiles from blockIdx no faster,
+ * so those alternatives were dropped.)
+ *
+ * ITEMS is odd on purpose: in the transpose, lane l reads words l*ITEMS + j; an odd
+ * stride is free of bank conflicts for 4-byte values, and for 8-byte values (read as
+ * two half-warp phases) too. */
 #ifndef MCT_TUNING_SCAN_H
 #define MCT_TUNING_SCAN_H
 
-/** Compile-time tile shape. */
-template <int THREADS, int ITEMS>
+/** How tile states are stored (single_pass_scan.cuh has the memory-ordering argument).
+ * - PACKED: status and value in one word, 8 bytes for 4-byte values and 16 bytes for
+ *   8-byte values, each written and read as one relaxed .gpu access. Other sizes:
+ *   SPLIT.
+ * - PACKED_VOLATILE: the same words accessed with volatile loads and stores (the
+ *   design before the 16-byte word; kept to measure against).
+ * - SPLIT: a status word plus separate aggregate and prefix arrays, fenced (what
+ *   8-byte values used before; the only layout for other sizes). */
+enum { MCT__SCAN_STATE_PACKED = 0, MCT__SCAN_STATE_PACKED_VOLATILE = 1, MCT__SCAN_STATE_SPLIT = 2 };
+
+/** Compile-time policy. */
+template <int THREADS, int ITEMS, int STATE = MCT__SCAN_STATE_PACKED>
 struct mct__scan_policy {
     static constexpr int threads = THREADS;
     static constexpr int items = ITEMS;
     static constexpr int tile_items = THREADS * ITEMS;
+    static constexpr int state = STATE;
     static_assert(THREADS % 32 == 0 && THREADS <= 1024, "the block scan needs whole warps");
+    static_assert(ITEMS >= 1 && ITEMS <= 31, "the float error bound of mct_scan.h assumes ITEMS <= 31");
 };
 
 /** Delays of the look-back, in nanoseconds (__nanosleep, sm_70 and later; ignored
@@ -33,31 +51,44 @@ typedef struct {
     unsigned poll_ns;
 } mct__scan_delays_t;
 
+/* Defaults. 4-byte values: 256 x 23 was the fastest shape of the H100 sweep of
+ * 2026-11-21 (1.022x CUB against 0.976x for 128 x 23, same run). 8-byte values: the
+ * same sweep got faster with every step up in tile size (1408 -> 3840 elements:
+ * 0.63x -> 0.83x CUB) while the look-back paid two fenced round trips per predecessor;
+ * the packed 16-byte state removes those, and 224 x 23 is CUB's sm_90 tile for f64
+ * (224 x 24) with an odd item count. */
 #ifndef MCT_TUNE_SCAN_THREADS_4B
-#define MCT_TUNE_SCAN_THREADS_4B 128
+#define MCT_TUNE_SCAN_THREADS_4B 256
 #endif
 #ifndef MCT_TUNE_SCAN_ITEMS_4B
 #define MCT_TUNE_SCAN_ITEMS_4B 23
 #endif
 #ifndef MCT_TUNE_SCAN_THREADS_8B
-#define MCT_TUNE_SCAN_THREADS_8B 128
+#define MCT_TUNE_SCAN_THREADS_8B 224
 #endif
 #ifndef MCT_TUNE_SCAN_ITEMS_8B
-#define MCT_TUNE_SCAN_ITEMS_8B 15
+#define MCT_TUNE_SCAN_ITEMS_8B 23
 #endif
+#ifndef MCT_TUNE_SCAN_STATE
+#define MCT_TUNE_SCAN_STATE MCT__SCAN_STATE_PACKED
+#endif
+/* Delays: 2400 / 700 ns was the best row of the H100 delay sweep for both i32 (1.070x
+ * CUB) and f64 (1.102x CUB) with the policies above; it was also the longest row
+ * swept, so the sweep now reaches past it. */
 #ifndef MCT_TUNE_SCAN_FIRST_POLL_NS
-#define MCT_TUNE_SCAN_FIRST_POLL_NS 1200 /* best of the H100 sweep for i32, 2026-11-21 */
+#define MCT_TUNE_SCAN_FIRST_POLL_NS 2400
 #endif
 #ifndef MCT_TUNE_SCAN_POLL_NS
-#define MCT_TUNE_SCAN_POLL_NS 350
+#define MCT_TUNE_SCAN_POLL_NS 700
 #endif
 
 /** The default policy for values of `bytes` bytes (the C API's types are 4 or 8). */
 template <int BYTES>
 struct mct__scan_default_policy
-    : mct__scan_policy<MCT_TUNE_SCAN_THREADS_8B, MCT_TUNE_SCAN_ITEMS_8B> {};
+    : mct__scan_policy<MCT_TUNE_SCAN_THREADS_8B, MCT_TUNE_SCAN_ITEMS_8B, MCT_TUNE_SCAN_STATE> {};
 template <>
-struct mct__scan_default_policy<4> : mct__scan_policy<MCT_TUNE_SCAN_THREADS_4B, MCT_TUNE_SCAN_ITEMS_4B> {};
+struct mct__scan_default_policy<4>
+    : mct__scan_policy<MCT_TUNE_SCAN_THREADS_4B, MCT_TUNE_SCAN_ITEMS_4B, MCT_TUNE_SCAN_STATE> {};
 
 static inline mct__scan_delays_t mct__scan_default_delays(void) {
     mct__scan_delays_t d = {MCT_TUNE_SCAN_FIRST_POLL_NS, MCT_TUNE_SCAN_POLL_NS};

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file block_tally.cuh  Block-scope adds into the B bins of a tally: the one
- * place where the `shared` method (a block-private copy of the bins in shared
- * memory) can run, with every other method forwarded to mct_add.
+/** @file block_tally.cuh  Block-scope adds into the B bins of a tally: the
+ * place where the methods that keep a block's contributions before they reach
+ * global memory (`shared`, `block_reduce`, `warp_reduce`) run, with every
+ * other method forwarded to mct_add.
  *
  * Usage (every thread of the block constructs it and calls flush(), converged;
  * add() from any lane, any number of times in between, in divergent code):
@@ -13,19 +14,38 @@
  *     }
  *     MCT_LAUNCH(k, grid, block, mct_block_tally_smem_bytes<double>(view), stream, view, ...);
  *
- * With M = MCT_METHOD_SHARED (or view.method == shared in the run-time form)
- * the block keeps the B bins in dynamic shared memory: the launch must give
- * mct_block_tally_smem_bytes bytes (B * sizeof(T); the caller checks it fits,
- * 48 KiB without opt-in). They are zeroed at construction, take shared-memory
- * atomics in add(), and flush() adds each non-zero bin into the tally with one
- * global atomic. Overview: turns contention on hot bins into cheap shared
- * atomics. Performance: pays B zeroes and up to B global atomics per block, so
- * it wins when a block adds many more contributions than B. Determinism:
- * not_guaranteed for floats (order of shared and global atomics varies), exact
- * for integers.
- *
- * For every other method construction and flush() are no-ops (no barrier) and
- * add() is mct_add<T, M>. */
+ * How each method keeps the block's contributions (mct__block_mode_of):
+ * - shared: a block-private copy of the B bins in dynamic shared memory
+ *   (mct_block_tally_smem_bytes = B * sizeof(T); the caller checks it fits,
+ *   48 KiB without opt-in), zeroed at construction, shared-memory atomics in
+ *   add(), one global atomic per non-zero bin in flush() (Bossler's "shared",
+ *   CUB's privatized histogram). Wins when a block adds many more
+ *   contributions than B; lanes hitting the same bin serialize in shared memory.
+ * - block_reduce, B <= MCT_BLOCK_TALLY_REGISTER_BINS: each thread keeps its own
+ *   B sums in registers (add() is B predicated adds, no memory traffic at all);
+ *   flush() reduces each bin over the block (shuffles, then a table of warp
+ *   sums in dynamic shared memory, 32 B sizeof(T) bytes) and adds it with one
+ *   global atomic per bin per block. What makes one hot bin or
+ *   a handful of bins run at memory speed.
+ * - block_reduce, larger B that fits in shared memory: the shared copy of
+ *   `shared`, but lanes of a warp that hit the same bin are first summed in
+ *   sub-trees (peers by __match_any_sync), so a hot bin costs one shared atomic
+ *   per warp instead of one per lane. Larger B: as wib.
+ * - warp_reduce, B <= MCT_BLOCK_TALLY_REGISTER_BINS: the register sums of
+ *   block_reduce, reduced per warp in flush() (one global atomic per bin per
+ *   warp, no barrier). Larger B: as wib (warp aggregation by bin).
+ * - kahan, when B pairs fit in shared memory: a block-private copy of the
+ *   (sum, comp) pairs in shared memory; warp peers are summed in double, the
+ *   group's leader does the Kahan step by a shared-memory CAS, and flush()
+ *   adds each pair's value (sum - comp, exact in double) into the global pair
+ *   with one Kahan CAS per bin per block. The CAS retries on a hot bin then
+ *   happen in shared memory among one block's warps instead of in L2 among the
+ *   whole GPU's; the error stays Kahan's (each block's pair is a Kahan sum of
+ *   its addends, then one more Kahan step per block). kahan_naive keeps Liu's
+ *   global-only update.
+ * Determinism: not_guaranteed for floats (the order of atomics varies), exact
+ * for integers. For every other method construction and flush() are no-ops (no
+ * barrier) and add() is mct_add<T, M>. */
 #ifndef MCT_BLOCK_TALLY_CUH
 #define MCT_BLOCK_TALLY_CUH
 
@@ -35,65 +55,187 @@
 #include "mctally/device/block/block_privatized.cuh"
 #include "mctally/device/mct_add.cuh"
 #include "mctally/device/mct_shared.cuh"
+#include "mctally/device/warp/warp_reduce.cuh"
 
 /** The method argument that means "view.method, at run time". */
 constexpr mct_method_t MCT_METHOD_FROM_VIEW = MCT_METHOD_COUNT;
+
+/** Most bins a thread keeps in registers (block_reduce, warp_reduce). */
+#define MCT_BLOCK_TALLY_REGISTER_BINS 8
+
+/** Shared memory a block tally may take without the opt-in attribute. */
+#define MCT_BLOCK_TALLY_SMEM_LIMIT (48 * 1024)
+
+/** Where a block keeps its contributions before they reach the bins. */
+enum mct__block_mode {
+    MCT__BLOCK_PER_LANE,   /* nowhere: every add() is mct_add */
+    MCT__BLOCK_SHARED,     /* shared-memory copy, one shared atomic per add() */
+    MCT__BLOCK_AGGREGATED, /* shared-memory copy, warp peers summed first */
+    MCT__BLOCK_REGISTERS,  /* per-thread sums in registers, reduced at flush() */
+    MCT__BLOCK_KAHAN,      /* shared-memory copy of Kahan pairs, warp peers summed first */
+};
+
+/** The mode of method m on nbins bins of elem-byte values (host and device). */
+MCT_HD constexpr mct__block_mode mct__block_mode_of(mct_method_t m, int64_t nbins, size_t elem) {
+    return m == MCT_METHOD_SHARED ? MCT__BLOCK_SHARED
+           : m == MCT_METHOD_KAHAN && (size_t)nbins * sizeof(mct_kahan_pair_t) <= MCT_BLOCK_TALLY_SMEM_LIMIT
+               ? MCT__BLOCK_KAHAN
+           : (m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_WARP_REDUCE) && nbins <= MCT_BLOCK_TALLY_REGISTER_BINS
+               ? MCT__BLOCK_REGISTERS
+           : m == MCT_METHOD_BLOCK_REDUCE && (size_t)nbins * elem <= MCT_BLOCK_TALLY_SMEM_LIMIT ? MCT__BLOCK_AGGREGATED
+                                                                                              : MCT__BLOCK_PER_LANE;
+}
+
+/** Dynamic shared memory of method m on nbins bins of elem-byte values: the
+ * bins' copy, or block_reduce's table of warp sums (32 warps x B). */
+MCT_HD constexpr size_t mct__block_tally_smem(mct_method_t m, int64_t nbins, size_t elem) {
+    return mct__block_mode_of(m, nbins, elem) == MCT__BLOCK_SHARED ||
+                   mct__block_mode_of(m, nbins, elem) == MCT__BLOCK_AGGREGATED
+               ? (size_t)nbins * elem
+           : mct__block_mode_of(m, nbins, elem) == MCT__BLOCK_REGISTERS && m == MCT_METHOD_BLOCK_REDUCE
+               ? 32 * (size_t)nbins * elem
+           : mct__block_mode_of(m, nbins, elem) == MCT__BLOCK_KAHAN ? (size_t)nbins * sizeof(mct_kahan_pair_t)
+                                                                     : 0;
+}
 
 /** Dynamic shared memory a launch must give to a kernel using
  * mct_block_tally<T, M> on nbins bins (host and device). */
 template <typename T, mct_method_t M>
 MCT_HD inline size_t mct_block_tally_smem_bytes(int64_t nbins) {
-    return M == MCT_METHOD_SHARED ? (size_t)nbins * sizeof(T) : 0;
+    return mct__block_tally_smem(M, nbins, sizeof(T));
 }
 
 /** The same for the run-time form, mct_block_tally<T> (host and device). */
 template <typename T>
 MCT_HD inline size_t mct_block_tally_smem_bytes(const mct_tally_view_t& view) {
-    return view.method == MCT_METHOD_SHARED ? (size_t)view.nbins * sizeof(T) : 0;
+    return mct__block_tally_smem(view.method, view.nbins, sizeof(T));
 }
 
 template <typename T, mct_method_t M = MCT_METHOD_FROM_VIEW>
 struct mct_block_tally {
     static_assert(M == MCT_METHOD_FROM_VIEW || mct_method_serves<T, M>(),
                   "this tally method cannot add values of this type");
+    /* Register sums exist only where the method may need them. */
+    static constexpr int register_bins =
+        (M == MCT_METHOD_FROM_VIEW || M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE)
+            ? MCT_BLOCK_TALLY_REGISTER_BINS
+            : 1;
 
     const mct_tally_view_t& view;
-    T* bins_shared; /* the block's copy, when privatized */
+    const mct__block_mode mode; /* warp- and block-uniform */
+    T* bins_shared;             /* the block's copy, in the shared modes */
+    T sums[register_bins];      /* this thread's sums, in the register mode */
 
     /** Every thread of the block, converged. */
-    __device__ __forceinline__ explicit mct_block_tally(const mct_tally_view_t& v) : view(v), bins_shared(NULL) {
-        if (privatized()) {
+    __device__ __forceinline__ explicit mct_block_tally(const mct_tally_view_t& v)
+        : view(v), mode(mct__block_mode_of(M == MCT_METHOD_FROM_VIEW ? v.method : M, v.nbins, sizeof(T))),
+          bins_shared(NULL) {
+        MCT_UNROLL
+        for (int b = 0; b < register_bins; ++b) sums[b] = T(0);
+        if (mode == MCT__BLOCK_SHARED || mode == MCT__BLOCK_AGGREGATED) {
             MCT_EXTERN_SHARED(T, smem);
             bins_shared = smem;
             mct_block_privatized_zero(bins_shared, view.nbins);
+        } else if (mode == MCT__BLOCK_KAHAN) {
+            MCT_EXTERN_SHARED(unsigned long long, smem);
+            mct_block_privatized_zero(smem, view.nbins);
         }
-    }
-
-    /** Whether this block keeps its own copy of the bins (warp- and block-uniform). */
-    __device__ __forceinline__ bool privatized(void) const {
-        if constexpr (M == MCT_METHOD_FROM_VIEW)
-            return view.method == MCT_METHOD_SHARED;
-        else
-            return M == MCT_METHOD_SHARED;
     }
 
     /** Any lane, any time: bin += value (out-of-range bins dropped and flagged). */
     __device__ __forceinline__ void add(int64_t bin, T value) {
-        if (privatized()) {
-            if (bin < 0 || bin >= view.nbins)
-                mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+        if (mode == MCT__BLOCK_PER_LANE) {
+            if constexpr (M == MCT_METHOD_FROM_VIEW)
+                mct_add<T>(view, bin, value);
             else
-                mct_atomic_add(bins_shared + bin, value);
-        } else if constexpr (M == MCT_METHOD_FROM_VIEW) {
-            mct_add<T>(view, bin, value);
+                mct_add<T, M>(view, bin, value);
+            return;
+        }
+        if (bin < 0 || bin >= view.nbins) {
+            mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+            return;
+        }
+        if (mode == MCT__BLOCK_REGISTERS) {
+            /* Predicated adds keep the sums in registers (an indexed store
+             * would put them in local memory); the other bins add nothing, so
+             * a NaN or Inf stays in its own bin. */
+            MCT_UNROLL
+            for (int b = 0; b < register_bins; ++b) sums[b] = mct_plus{}(sums[b], b == bin ? value : T(0));
+        } else if (mode == MCT__BLOCK_KAHAN) {
+            add_kahan(bin, value);
+        } else if (mode == MCT__BLOCK_AGGREGATED) {
+            const unsigned active = __activemask();
+            const unsigned peers = mct_warp_peers_match(active, (unsigned)bin);
+            const T group = mct_warp_segmented_reduce(active, peers, value);
+            if (mct_warp_is_leader(peers)) mct_atomic_add(bins_shared + bin, group);
         } else {
-            mct_add<T, M>(view, bin, value);
+            mct_atomic_add(bins_shared + bin, value);
         }
     }
 
     /** Every thread of the block, converged, once, after its last add(). */
     __device__ __forceinline__ void flush(void) {
-        if (privatized()) mct_block_privatized_flush(bins_shared, (T*)view.bins, view.nbins);
+        if (mode == MCT__BLOCK_SHARED || mode == MCT__BLOCK_AGGREGATED)
+            mct_block_privatized_flush(bins_shared, (T*)view.bins, view.nbins);
+        else if (mode == MCT__BLOCK_REGISTERS)
+            flush_registers();
+        else if (mode == MCT__BLOCK_KAHAN)
+            flush_kahan();
+    }
+
+  private:
+    /** kahan: the warp's peers summed in double, one shared-memory Kahan CAS
+     * by the group's leader. */
+    __device__ __forceinline__ void add_kahan(int64_t bin, T value) {
+        if constexpr (std::is_same<T, float>::value) {
+            MCT_EXTERN_SHARED(mct_kahan_pair_t, pairs);
+            const unsigned active = __activemask();
+            const unsigned peers = mct_warp_peers_match(active, (unsigned)bin);
+            const double group = mct_warp_segmented_reduce(active, peers, (double)value);
+            if (mct_warp_is_leader(peers)) mct_atomic_add_kahan(pairs + bin, group);
+        } else {
+            (void)bin, (void)value; /* kahan serves f32 only; the host refuses the rest */
+        }
+    }
+
+    /** kahan: each block pair's value, sum - comp, into the global pair. */
+    __device__ __forceinline__ void flush_kahan(void) {
+        MCT_EXTERN_SHARED(mct_kahan_pair_t, pairs);
+        __syncthreads();
+        for (int64_t k = mct_thread_rank(); k < view.nbins; k += mct_block_threads()) {
+            const double v = (double)pairs[k].sum - (double)pairs[k].comp;
+            if (v != 0.0 || v != v) mct_atomic_add_kahan((mct_kahan_pair_t*)view.bins + k, v);
+        }
+    }
+
+    /** Register sums: each warp reduces every bin; warp_reduce adds them from
+     * lane 0, block_reduce first sums the warps' totals in shared memory. */
+    __device__ __forceinline__ void flush_registers(void) {
+        const int width = mct_warp_width_in_block(), lane = mct_lane(), warp = mct_thread_rank() >> 5;
+        const int nbins = (int)view.nbins;
+        const bool per_warp = (M == MCT_METHOD_FROM_VIEW ? view.method : M) == MCT_METHOD_WARP_REDUCE;
+        T* const global = (T*)view.bins;
+        MCT_EXTERN_SHARED(T, warp_sums); /* [warp * nbins + bin] */
+        MCT_UNROLL
+        for (int b = 0; b < register_bins; ++b) {
+            if (b >= nbins) break;
+            const T s = mct_warp_reduce_sum(sums[b], width);
+            if (lane != 0) continue;
+            if (per_warp) {
+                if (s != T(0)) mct_atomic_add(global + b, s);
+            } else {
+                warp_sums[warp * nbins + b] = s;
+            }
+        }
+        if (per_warp) return;
+        __syncthreads();
+        /* Any block size: fewer threads than bins take several bins each. */
+        const int nwarps = (mct_block_threads() + 31) >> 5;
+        for (int b = mct_thread_rank(); b < nbins; b += mct_block_threads()) {
+            T s = T(0);
+            for (int w = 0; w < nwarps; ++w) s = mct_plus{}(s, warp_sums[w * nbins + b]);
+            if (s != T(0)) mct_atomic_add(global + b, s);
+        }
     }
 };
 

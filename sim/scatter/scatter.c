@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file scatter.c  The scatter workload's driver: checks, batches and chunks,
+ * the statistics of the total, and the bin-by-bin comparison with a host
+ * reference summed in long double. */
+#define _POSIX_C_SOURCE 199309L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scatter.h"
+#include "scatter_engine.h"
+
+/* Values per engine call (chunk x width doubles): 64 MiB on the host, 1 GiB on
+ * a GPU; under the emulation the add kernels are slow, so smaller calls keep
+ * the progress moving. */
+#define SCATTER_VALUES_CPU (INT64_C(1) << 23)
+#define SCATTER_VALUES_EMULATED (INT64_C(1) << 18)
+#define SCATTER_VALUES_CUDA (INT64_C(1) << 27)
+/* Shared memory a block may use without opting in (the shared method's bins). */
+#define SCATTER_SHARED_LIMIT 49152
+/* Particles per pass of the host reference. */
+#define SCATTER_REFERENCE_CHUNK (INT64_C(1) << 20)
+
+static const char* const pattern_names[MCT_SCATTER_PATTERN_COUNT] = {"uniform", "sorted", "hot"};
+
+const char* mct_scatter_pattern_name(mct_scatter_pattern_t pattern) {
+    return (unsigned)pattern < MCT_SCATTER_PATTERN_COUNT ? pattern_names[pattern] : "invalid";
+}
+
+mct_status_t mct_scatter_pattern_from_name(const char* name, mct_scatter_pattern_t* out) {
+    if (!name || !out) return MCT_STATUS_NULL_POINTER;
+    for (int i = 0; i < MCT_SCATTER_PATTERN_COUNT; ++i)
+        if (!strcmp(name, pattern_names[i])) {
+            *out = (mct_scatter_pattern_t)i;
+            return MCT_STATUS_SUCCESS;
+        }
+    return MCT_STATUS_INVALID_VALUE;
+}
+
+void mct_scatter_params_init(mct_scatter_params_t* p) {
+    if (!p) return;
+    *p = (mct_scatter_params_t){0};
+    p->n = 1000000;
+    p->bins = 1000;
+    p->width = 1;
+    p->pattern = MCT_SCATTER_UNIFORM;
+    p->seed = 1;
+    p->batches = 10;
+    p->check = MCT_SCATTER_CHECK_AUTO;
+}
+
+static int params_valid(const mct_scatter_params_t* p) {
+    if (p->batches < 1 || p->n < p->batches || p->bins < 1 || p->width < 1 || p->width > MCT_SCATTER_MAX_WIDTH ||
+        p->chunk < 0 || (unsigned)p->pattern >= MCT_SCATTER_PATTERN_COUNT || (unsigned)p->check > MCT_SCATTER_CHECK_NEVER)
+        return 0;
+    if (p->bins > (INT64_C(1) << 31) / p->width) return 0;
+    /* The sorted keys are floor(i B / n) in 64-bit integers. */
+    return p->pattern != MCT_SCATTER_SORTED || (uint64_t)p->n <= UINT64_MAX / (uint64_t)p->bins;
+}
+
+mct_status_t mct_scatter_check(const mct_scatter_params_t* p, mct_tally_t tally) {
+    if (!p || !tally) return MCT_STATUS_NULL_POINTER;
+    if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
+    mct_tally_desc_t d;
+    mct_status_t st = mct_tally_get_desc(tally, &d);
+    if (st) return st;
+    if (d.bins != p->bins * p->width) return MCT_STATUS_INVALID_VALUE;
+    if (d.dtype != MCT_DTYPE_F32 && d.dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
+    if (d.method == MCT_METHOD_SHARED && (size_t)d.bins * mct_dtype_size(d.dtype) > SCATTER_SHARED_LIMIT)
+        return MCT_STATUS_NOT_SUPPORTED;
+    if (d.method == MCT_METHOD_SORT_REDUCE && d.pair_capacity < p->width) return MCT_STATUS_INVALID_VALUE;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* First-order bounds on |bin - exact| for a bin of `count` values (all
+ * positive, so sum_abs is the exact sum S), with u = 2^-53 (double) and
+ * u32 = 2^-24 (float):
+ * - any summation tree of m terms in double errs by at most (m - 1) u S, and
+ *   the batches' fold into the running sums adds `batches` more roundings:
+ *   (m + batches) u S (x 1.01 for the second-order terms while m u < 0.01);
+ * - f32: each value rounded to float (u32 S), then a float tree
+ *   ((m - 1) u32 S), then the fold in double: (m + 1) u32 S + (batches + 2) u S;
+ * - kahan: Kahan's bound (2 u32 + O(m u32^2)) S over at most 2m float addends
+ *   (a double group sum goes in as hi + lo), plus u32 S for rounding the values
+ *   to float: (3 u32 + 8 m u32^2) S, and the fold;
+ * - fixed: each value is rounded to a multiple of 2^-s (half a step at most),
+ *   the int64 sum is exact, each batch's conversion to double and the fold
+ *   round: m 2^-(s+1) + (2 batches + 1) u S (+ u32 S when f32 rounds the values);
+ * and the reference itself, a long double (64-bit significand) sum, errs by
+ * at most m 2^-64 S. */
+double mct_scatter_bin_bound(const mct_tally_desc_t* d, int64_t count, double sum_abs, int64_t batches) {
+    const double u = 0x1p-53, u32 = 0x1p-24, m = (double)count, b = (double)batches, s = sum_abs;
+    double bound;
+    if (d->method == MCT_METHOD_FIXED)
+        bound = m * ldexp(0.5, -d->fixed_frac_bits) + (2.0 * b + 1.0) * u * s + (d->dtype == MCT_DTYPE_F32 ? u32 * s : 0.0);
+    else if (d->method == MCT_METHOD_KAHAN || d->method == MCT_METHOD_KAHAN_NAIVE)
+        bound = (3.0 * u32 + 8.0 * m * u32 * u32) * s + (b + 2.0) * u * s;
+    else if (d->dtype == MCT_DTYPE_F32)
+        bound = (m + 1.0) * u32 * s + (b + 2.0) * u * s;
+    else
+        bound = 1.01 * (m + b) * u * s;
+    return bound + m * 0x1p-64 * s;
+}
+
+static int64_t default_chunk(mct_backend_t backend, int width) {
+    const int64_t values = backend == MCT_BACKEND_CUDA       ? SCATTER_VALUES_CUDA
+                           : backend == MCT_BACKEND_EMULATED ? SCATTER_VALUES_EMULATED
+                                                             : SCATTER_VALUES_CPU;
+    return values / width > 0 ? values / width : 1;
+}
+
+static const mct__scatter_engine_t* engine_for(mct_backend_t backend) {
+    switch (backend) {
+    case MCT_BACKEND_CPU:
+    case MCT_BACKEND_EMULATED: return &mct__scatter_engine_host;
+#if MCT_HAVE_CUDA
+    case MCT_BACKEND_CUDA: return &mct__scatter_engine_cuda;
+#endif
+    default: return NULL;
+    }
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static mct_status_t run_batches(const mct__scatter_engine_t* e, void* ctx, const mct_scatter_params_t* p,
+                                int64_t chunk, int flush_chunks, mct_tally_t tally) {
+    int64_t first = 0;
+    for (int64_t b = 0; b < p->batches; ++b) {
+        const int64_t n_batch = p->n / p->batches + (b < p->n % p->batches);
+        for (int64_t done = 0; done < n_batch;) {
+            const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
+            mct_status_t st = e->run_chunk(ctx, p, first + done, n, tally);
+            /* sort_reduce keeps a chunk's values as pairs: sum them before the next. */
+            if (!st && flush_chunks) st = mct_tally_flush(tally);
+            if (st) return st;
+            done += n;
+        }
+        mct_status_t st = mct_tally_end_batch(tally, n_batch);
+        if (st) return st;
+        first += n_batch;
+        if (p->progress) p->progress(p->progress_ctx, first, p->n);
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+/* The exact-as-possible sums of every bin and the number of values in each
+ * cell, from the same inputs, serially in long double. */
+static mct_status_t reference_sums(const mct_scatter_params_t* p, long double* ref, int64_t* count) {
+    const int64_t chunk = p->n < SCATTER_REFERENCE_CHUNK ? p->n : SCATTER_REFERENCE_CHUNK;
+    uint32_t* keys = malloc((size_t)chunk * sizeof *keys);
+    double* values = malloc((size_t)chunk * (size_t)p->width * sizeof *values);
+    if (!keys || !values) {
+        free(keys), free(values);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    for (int64_t first = 0; first < p->n; first += chunk) {
+        const int64_t n = p->n - first < chunk ? p->n - first : chunk;
+        mct__scatter_generate_host(p, first, n, keys, values, chunk);
+        for (int64_t i = 0; i < n; ++i) {
+            count[keys[i]] += 1;
+            long double* bin = ref + (int64_t)keys[i] * p->width;
+            for (int c = 0; c < p->width; ++c) bin[c] += values[c * chunk + i];
+        }
+    }
+    free(keys), free(values);
+    return MCT_STATUS_SUCCESS;
+}
+
+/* Compares every bin with the reference, within mct_scatter_bin_bound. */
+static mct_status_t check_bins(const mct_scatter_params_t* p, const mct_tally_desc_t* d, const double* sums,
+                               mct_scatter_result_t* out) {
+    const int64_t nbins = p->bins * p->width;
+    long double* ref = calloc((size_t)nbins, sizeof *ref);
+    int64_t* count = calloc((size_t)p->bins, sizeof *count);
+    mct_status_t st = ref && count ? reference_sums(p, ref, count) : MCT_STATUS_OUT_OF_MEMORY;
+    out->checked = st == MCT_STATUS_SUCCESS;
+    for (int64_t k = 0; k < nbins && !st; ++k) {
+        const double exact = (double)ref[k];
+        const double dev = fabs((double)((long double)sums[k] - ref[k]));
+        const double bound = mct_scatter_bin_bound(d, count[k / p->width], exact, p->batches);
+        const double over = bound > 0.0 ? dev / bound : (dev == 0.0 ? 0.0 : INFINITY);
+        if (exact > 0.0 && dev / exact > out->max_rel_dev) out->max_rel_dev = dev / exact;
+        if (over > out->max_dev_over_bound || k == 0) {
+            out->max_dev_over_bound = over;
+            out->worst_bin = k;
+        }
+    }
+    out->check_passed = !out->checked || out->max_dev_over_bound <= 1.0;
+    free(ref), free(count);
+    return st;
+}
+
+static void fill_totals(const mct_scatter_params_t* p, const double* sums, double seconds, mct_scatter_result_t* out) {
+    const double values = (double)p->n * (double)p->width;
+    double total = 0.0;
+    for (int64_t k = 0; k < p->bins * p->width; ++k) total += sums[k];
+    out->total = total;
+    out->expected = 0.5 * values;
+    out->std_error = sqrt(values / 12.0);
+    out->z_score = (total - out->expected) / out->std_error;
+    out->updates = p->n * p->width;
+    out->seconds = seconds;
+    out->updates_per_second = values / seconds;
+    out->check_passed = 1;
+}
+
+static int64_t run_chunk_size(const mct_scatter_params_t* p, const mct_tally_desc_t* d) {
+    int64_t chunk = p->chunk > 0 ? p->chunk : default_chunk(d->backend, p->width);
+    const int64_t largest = p->n / p->batches + (p->n % p->batches != 0);
+    if (chunk > largest) chunk = largest;
+    if (d->method == MCT_METHOD_SORT_REDUCE && chunk > d->pair_capacity / p->width) chunk = d->pair_capacity / p->width;
+    return chunk;
+}
+
+mct_status_t mct_scatter_run(const mct_scatter_params_t* p, mct_tally_t tally, mct_scatter_result_t* out) {
+    if (!out) return MCT_STATUS_NULL_POINTER;
+    mct_status_t st = mct_scatter_check(p, tally);
+    if (st) return st;
+    mct_tally_desc_t d;
+    mct_tally_get_desc(tally, &d);
+    const mct__scatter_engine_t* e = engine_for(d.backend);
+    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
+    const int64_t chunk = run_chunk_size(p, &d);
+    double* sums = malloc((size_t)(p->bins * p->width) * sizeof *sums);
+    if (!sums) return MCT_STATUS_OUT_OF_MEMORY;
+
+    *out = (mct_scatter_result_t){0};
+    const double t0 = now_seconds();
+    void* ctx = NULL;
+    st = e->create(&ctx, chunk, p->width, d.device);
+    if (!st) st = run_batches(e, ctx, p, chunk, d.method == MCT_METHOD_SORT_REDUCE, tally);
+    e->destroy(ctx);
+    if (!st) st = mct_tally_sums(tally, sums);
+    if (!st) fill_totals(p, sums, now_seconds() - t0, out);
+    const int check = p->check == MCT_SCATTER_CHECK_ALWAYS ||
+                      (p->check == MCT_SCATTER_CHECK_AUTO && p->n <= MCT_SCATTER_CHECK_AUTO_MAX);
+    if (!st && check) st = check_bins(p, &d, sums, out);
+    free(sums);
+    return st;
+}

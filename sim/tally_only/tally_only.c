@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file tally_only.c  The tally-only problem's driver: checks, batches and
+ * chunks, and the statistics of the result. The deposits are made by the
+ * engines (tally_only_cpu.c, tally_only_device.cu). */
+#define _POSIX_C_SOURCE 199309L
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "tally_only.h"
+#include "tally_only_engine.h"
+
+/* Deposits per engine call. The CPU engine keeps a chunk's deposits in host
+ * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
+ * batch is one launch there (the emulated one, smaller launches for progress). */
+#define TALLY_ONLY_CHUNK_CPU (INT64_C(1) << 20)
+#define TALLY_ONLY_CHUNK_EMULATED (INT64_C(1) << 18)
+#define TALLY_ONLY_CHUNK_CUDA (INT64_C(1) << 50)
+/* Shared memory a block may use without opting in. */
+#define TALLY_ONLY_SHARED_LIMIT 49152
+
+void mct_tally_only_params_init(mct_tally_only_params_t* p) {
+    if (!p) return;
+    *p = (mct_tally_only_params_t){0};
+    p->particles = 1000000;
+    p->collisions = 10;
+    p->bins = 8;
+    p->mean_energy = 0.1;
+    p->seed = 1;
+    p->batches = 10;
+    p->launch = MCT_TALLY_ONLY_LAUNCH_PAPER;
+}
+
+static int params_valid(const mct_tally_only_params_t* p) {
+    return p->batches >= 1 && p->particles >= p->batches && p->collisions >= 1 && p->collisions <= 1000000 &&
+           p->bins >= 1 && p->bins <= (INT64_C(1) << 31) && isfinite(p->mean_energy) && p->mean_energy > 0.0 &&
+           p->mean_energy <= 1e30 && p->chunk >= 0 &&
+           (p->launch == MCT_TALLY_ONLY_LAUNCH_PAPER || p->launch == MCT_TALLY_ONLY_LAUNCH_FULL);
+}
+
+mct_status_t mct_tally_only_check(const mct_tally_only_params_t* p, mct_tally_t tally) {
+    if (!p || !tally) return MCT_STATUS_NULL_POINTER;
+    if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
+    mct_tally_desc_t d;
+    mct_status_t st = mct_tally_get_desc(tally, &d);
+    if (st) return st;
+    if (d.bins != p->bins) return MCT_STATUS_INVALID_VALUE;
+    if (d.dtype != MCT_DTYPE_F32 && d.dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
+    if (d.method == MCT_METHOD_SHARED && (size_t)d.bins * mct_dtype_size(d.dtype) > TALLY_ONLY_SHARED_LIMIT)
+        return MCT_STATUS_NOT_SUPPORTED;
+    if (d.method == MCT_METHOD_SORT_REDUCE && d.pair_capacity < p->collisions) return MCT_STATUS_INVALID_VALUE;
+    return MCT_STATUS_SUCCESS;
+}
+
+static const mct__tally_only_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {
+    switch (backend) {
+    case MCT_BACKEND_CPU: *chunk = TALLY_ONLY_CHUNK_CPU; return &mct__tally_only_engine_cpu;
+    case MCT_BACKEND_EMULATED: *chunk = TALLY_ONLY_CHUNK_EMULATED; return &mct__tally_only_engine_emulated;
+#if MCT_HAVE_CUDA
+    case MCT_BACKEND_CUDA: *chunk = TALLY_ONLY_CHUNK_CUDA; return &mct__tally_only_engine_cuda;
+#endif
+    default: return NULL;
+    }
+}
+
+/* One replica per adding thread where they fit; else as many as fit in half
+ * the free memory, which the threads then share through atomics (still right). */
+static mct_status_t reserve_replicas(const mct__tally_only_engine_t* e, void* ctx, const mct_tally_only_params_t* p,
+                                     mct_tally_t tally) {
+    mct_status_t st = mct_tally_reserve_replicas(tally, e->tally_threads(ctx, p));
+    if (st != MCT_STATUS_TOO_LARGE) return st;
+    int64_t fit = 0;
+    if ((st = mct_tally_max_replicas(tally, 0.5, &fit))) return st;
+    return fit >= 1 ? mct_tally_reserve_replicas(tally, fit) : MCT_STATUS_TOO_LARGE;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The tally's running total over all bins. */
+static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins, double* total) {
+    mct_status_t st = mct_tally_sums(tally, sums);
+    if (st) return st;
+    double t = 0.0;
+    for (int64_t k = 0; k < bins; ++k) t += sums[k];
+    *total = t;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* Batches of particles, each in chunks; records every batch's total (the
+ * difference of running totals) and size for the batch statistics. */
+static mct_status_t run_batches(const mct__tally_only_engine_t* e, void* ctx, const mct_tally_only_params_t* p,
+                                int64_t chunk, int flush_chunks, mct_tally_t tally, double* sums, double* batch_total,
+                                int64_t* batch_size) {
+    int64_t first = 0;
+    double before = 0.0;
+    for (int64_t b = 0; b < p->batches; ++b) {
+        const int64_t n_batch = p->particles / p->batches + (b < p->particles % p->batches);
+        for (int64_t done = 0; done < n_batch;) {
+            const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
+            mct_status_t st = e->run_chunk(ctx, p, first + done, n, tally);
+            /* sort_reduce keeps a chunk's deposits as pairs: sum them before the next. */
+            if (!st && flush_chunks) st = mct_tally_flush(tally);
+            if (st) return st;
+            done += n;
+        }
+        double after = 0.0;
+        mct_status_t st = mct_tally_end_batch(tally, n_batch);
+        if (!st) st = running_total(tally, sums, p->bins, &after);
+        if (st) return st;
+        batch_total[b] = after - before;
+        batch_size[b] = n_batch;
+        before = after;
+        first += n_batch;
+        if (p->progress) p->progress(p->progress_ctx, first, p->particles);
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+/* Standard error of the total from the spread of the batch totals per
+ * particle (weighted by batch size, as the tally's own statistics). */
+static double batch_std_error(const double* t, const int64_t* n, int64_t batches, double total, double particles) {
+    if (batches < 2) return NAN;
+    const double mean = total / particles;
+    double ss = 0.0;
+    for (int64_t b = 0; b < batches; ++b) {
+        const double d = t[b] / (double)n[b] - mean;
+        ss += (double)n[b] * d * d;
+    }
+    return particles * sqrt(ss / ((double)(batches - 1) * particles));
+}
+
+/* Probability that a collision scores in bin k: the number of 32-bit words w
+ * with floor(w B / 2^32) = k, over 2^32 (mct_tally_only_bin). */
+static double bin_probability(int64_t k, int64_t bins) {
+    const uint64_t b = (uint64_t)bins, lo = ((uint64_t)k << 32), hi = ((uint64_t)(k + 1) << 32);
+    const uint64_t first = lo / b + (lo % b != 0), end = hi / b + (hi % b != 0);
+    return (double)(end - first) * 0x1p-32;
+}
+
+/* Largest |z| of a bin: its total is a sum of D deposits X = E 1[bin = k],
+ * with E[X] = p m and E[X^2] = 2 p m^2 (exponential: E[E^2] = 2 m^2). */
+static double max_bin_z(const double* sums, int64_t bins, double deposits, double m) {
+    double worst = 0.0;
+    for (int64_t k = 0; k < bins; ++k) {
+        const double pk = bin_probability(k, bins);
+        const double var = deposits * (2.0 * pk * m * m - pk * pk * m * m);
+        const double z = var > 0.0 ? fabs(sums[k] - deposits * pk * m) / sqrt(var) : (sums[k] == 0.0 ? 0.0 : INFINITY);
+        if (z > worst) worst = z;
+    }
+    return worst;
+}
+
+static void fill_result(const mct_tally_only_params_t* p, const double* sums, double total, double batch_se,
+                        double seconds, mct_tally_only_result_t* out) {
+    const double deposits = (double)p->particles * (double)p->collisions;
+    const double m = (double)(float)p->mean_energy; /* the kernels' float mean */
+    out->total = total;
+    out->expected = deposits * m;
+    out->std_error = m * sqrt(deposits);
+    out->z_score = (total - out->expected) / out->std_error;
+    out->batch_std_error = batch_se;
+    out->max_bin_z = max_bin_z(sums, p->bins, deposits, m);
+    out->updates = p->particles * (int64_t)p->collisions;
+    out->seconds = seconds;
+    out->updates_per_second = deposits / seconds;
+}
+
+static mct_status_t run_engine(const mct__tally_only_engine_t* e, const mct_tally_only_params_t* p,
+                               const mct_tally_desc_t* d, int64_t chunk, mct_tally_t tally, double* sums,
+                               double* batch_total, int64_t* batch_size) {
+    void* ctx = NULL;
+    mct_status_t st = e->create(&ctx, p, chunk, d->device);
+    if (!st && d->method == MCT_METHOD_REPLICATED) st = reserve_replicas(e, ctx, p, tally);
+    if (!st)
+        st = run_batches(e, ctx, p, chunk, d->method == MCT_METHOD_SORT_REDUCE, tally, sums, batch_total, batch_size);
+    e->destroy(ctx);
+    return st;
+}
+
+mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t tally, mct_tally_only_result_t* out) {
+    if (!out) return MCT_STATUS_NULL_POINTER;
+    mct_status_t st = mct_tally_only_check(p, tally);
+    if (st) return st;
+    mct_tally_desc_t d;
+    mct_tally_get_desc(tally, &d);
+    int64_t chunk = 0;
+    const mct__tally_only_engine_t* e = engine_for(d.backend, &chunk);
+    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
+    chunk = chunk / p->collisions > 0 ? chunk / p->collisions : 1; /* in particles */
+    if (p->chunk > 0) chunk = p->chunk;
+    const int64_t largest = p->particles / p->batches + (p->particles % p->batches != 0);
+    if (chunk > largest) chunk = largest;
+    if (d.method == MCT_METHOD_SORT_REDUCE && chunk > d.pair_capacity / p->collisions)
+        chunk = d.pair_capacity / p->collisions;
+
+    const double t0 = now_seconds();
+    double* sums = malloc((size_t)p->bins * sizeof *sums);
+    double* batch_total = malloc((size_t)p->batches * sizeof *batch_total);
+    int64_t* batch_size = malloc((size_t)p->batches * sizeof *batch_size);
+    st = sums && batch_total && batch_size ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    if (!st) st = run_engine(e, p, &d, chunk, tally, sums, batch_total, batch_size);
+    double total = 0.0;
+    if (!st) st = running_total(tally, sums, p->bins, &total);
+    if (!st)
+        fill_result(p, sums, total, batch_std_error(batch_total, batch_size, p->batches, total, (double)p->particles),
+                    now_seconds() - t0, out);
+    free(sums);
+    free(batch_total);
+    free(batch_size);
+    return st;
+}
