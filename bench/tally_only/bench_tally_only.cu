@@ -236,7 +236,7 @@ static cJSON* case_json(int table, int64_t particles, mct_tally_only_launch_t la
  * bitwise reproducible (checked across backends by the suite's
  * cross_backend_tally_only step), but a batch total here is read as the
  * difference of two running double sums over every batch so far, each bin
- * rounded once per batch: each within (batches + 8) u of the running total.
+ * rounded once per batch: each within (batches + 8) u of the running total. */
 static bool same_batch_total(double x, double y, const bench_args_t* a) {
     const double batches = (double)(a->warmup + a->reps + 1), u = 0x1p-53;
     return fabs(x - y) <= 2.0 * (batches + 8.0) * u * batches * fabs(y); /* both differences */

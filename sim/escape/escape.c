@@ -8,6 +8,7 @@
 
 #include "escape.h"
 #include "escape_engine.h"
+#include "sim_batches.h"
 
 #define ESCAPE_CHUNK_CPU (INT64_C(1) << 20)
 #define ESCAPE_CHUNK_EMULATED (INT64_C(1) << 16)
@@ -75,23 +76,25 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* One chunk through the engine, in the shape the shared batch loop calls. */
+typedef struct {
+    const mct__escape_engine_t* e;
+    void* ctx;
+    const mct_escape_params_t* p;
+    double p_escape;
+    mct_tally_t tally;
+} escape_run_t;
+
+static mct_status_t escape_chunk(void* run, int64_t first, int64_t n) {
+    const escape_run_t* r = run;
+    return r->e->run_chunk(r->ctx, r->p, r->p_escape, first, n, r->tally);
+}
+
 static mct_status_t run_batches(const mct__escape_engine_t* e, void* ctx, const mct_escape_params_t* p,
                                 double p_escape, int64_t chunk, mct_tally_t tally) {
-    int64_t first = 0;
-    for (int64_t b = 0; b < p->batches; ++b) {
-        const int64_t n_batch = p->histories / p->batches + (b < p->histories % p->batches);
-        for (int64_t done = 0; done < n_batch;) {
-            const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
-            mct_status_t st = e->run_chunk(ctx, p, p_escape, first + done, n, tally);
-            if (st) return st;
-            done += n;
-        }
-        mct_status_t st = mct_tally_end_batch(tally, n_batch);
-        if (st) return st;
-        first += n_batch;
-        if (p->progress) p->progress(p->progress_ctx, first, p->histories);
-    }
-    return MCT_STATUS_SUCCESS;
+    escape_run_t r = {e, ctx, p, p_escape, tally};
+    const mct__sim_batches_t run = {escape_chunk, NULL, &r, 0, p->progress, p->progress_ctx};
+    return mct__sim_run_batches(&run, tally, p->histories, p->batches, chunk);
 }
 
 mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct_escape_result_t* out) {

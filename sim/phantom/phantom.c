@@ -9,6 +9,7 @@
 
 #include "phantom.h"
 #include "phantom_engine.h"
+#include "sim_batches.h"
 
 /* Histories per engine call. CPU chunks bound the deposit buffers (about
  * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
@@ -118,27 +119,39 @@ static mct_status_t record_slabs(mct_tally_t tally, const mct_phantom_params_t* 
     return MCT_STATUS_SUCCESS;
 }
 
+/* One chunk through the engine (its time added to the kernel time), and
+ * after each batch the depth slabs' batch sums. */
+typedef struct {
+    const mct__phantom_engine_t* e;
+    void* ctx;
+    const mct_phantom_params_t* p;
+    mct_tally_t tally;
+    mct_phantom_result_t* r;
+    slab_state_t* s;
+} phantom_run_t;
+
+static mct_status_t phantom_chunk(void* run, int64_t first, int64_t n) {
+    const phantom_run_t* pr = run;
+    const double t0 = now_seconds();
+    const mct_status_t st = pr->e->run_chunk(pr->ctx, (uint64_t)first, n, pr->tally);
+    pr->r->kernel_seconds += now_seconds() - t0;
+    return st;
+}
+
+static mct_status_t phantom_batch_done(void* run, int64_t b, int64_t histories) {
+    const phantom_run_t* pr = run;
+    pr->r->batch_histories[b] = histories;
+    return record_slabs(pr->tally, pr->p, pr->s, pr->r, b);
+}
+
 static mct_status_t run_batches(const mct__phantom_engine_t* e, void* ctx, const mct_phantom_params_t* p,
                                 int64_t chunk, mct_tally_t tally, mct_phantom_result_t* r) {
     const int64_t n = p->voxels;
     slab_state_t s = {malloc((size_t)(n * n * n) * sizeof(double)), calloc((size_t)n, sizeof(double))};
     mct_status_t st = s.sums && s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
-    int64_t first = 0;
-    for (int64_t b = 0; b < p->batches && !st; ++b) {
-        const int64_t n_batch = p->histories / p->batches + (b < p->histories % p->batches);
-        for (int64_t done = 0; done < n_batch && !st;) {
-            const int64_t c = n_batch - done < chunk ? n_batch - done : chunk;
-            const double t0 = now_seconds();
-            st = e->run_chunk(ctx, (uint64_t)(first + done), c, tally);
-            r->kernel_seconds += now_seconds() - t0;
-            done += c;
-        }
-        if (!st) st = mct_tally_end_batch(tally, n_batch);
-        if (!st) st = record_slabs(tally, p, &s, r, b);
-        r->batch_histories[b] = n_batch;
-        first += n_batch;
-        if (!st && p->progress) p->progress(p->progress_ctx, first, p->histories);
-    }
+    phantom_run_t pr = {e, ctx, p, tally, r, &s};
+    const mct__sim_batches_t run = {phantom_chunk, phantom_batch_done, &pr, 0, p->progress, p->progress_ctx};
+    if (!st) st = mct__sim_run_batches(&run, tally, p->histories, p->batches, chunk);
     free(s.sums);
     free(s.before);
     return st;

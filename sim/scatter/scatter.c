@@ -10,6 +10,7 @@
 
 #include "scatter.h"
 #include "scatter_engine.h"
+#include "sim_batches.h"
 
 /* Values per engine call (chunk x width doubles): 64 MiB on the host, 1 GiB on
  * a GPU; under the emulation the add kernels are slow, so smaller calls keep
@@ -127,25 +128,24 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* One chunk through the engine, in the shape the shared batch loop calls. */
+typedef struct {
+    const mct__scatter_engine_t* e;
+    void* ctx;
+    const mct_scatter_params_t* p;
+    mct_tally_t tally;
+} scatter_run_t;
+
+static mct_status_t scatter_chunk(void* run, int64_t first, int64_t n) {
+    const scatter_run_t* r = run;
+    return r->e->run_chunk(r->ctx, r->p, first, n, r->tally);
+}
+
 static mct_status_t run_batches(const mct__scatter_engine_t* e, void* ctx, const mct_scatter_params_t* p,
                                 int64_t chunk, int flush_chunks, mct_tally_t tally) {
-    int64_t first = 0;
-    for (int64_t b = 0; b < p->batches; ++b) {
-        const int64_t n_batch = p->n / p->batches + (b < p->n % p->batches);
-        for (int64_t done = 0; done < n_batch;) {
-            const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
-            mct_status_t st = e->run_chunk(ctx, p, first + done, n, tally);
-            /* sort_reduce keeps a chunk's values as pairs: sum them before the next. */
-            if (!st && flush_chunks) st = mct_tally_flush(tally);
-            if (st) return st;
-            done += n;
-        }
-        mct_status_t st = mct_tally_end_batch(tally, n_batch);
-        if (st) return st;
-        first += n_batch;
-        if (p->progress) p->progress(p->progress_ctx, first, p->n);
-    }
-    return MCT_STATUS_SUCCESS;
+    scatter_run_t r = {e, ctx, p, tally};
+    const mct__sim_batches_t run = {scatter_chunk, NULL, &r, flush_chunks, p->progress, p->progress_ctx};
+    return mct__sim_run_batches(&run, tally, p->n, p->batches, chunk);
 }
 
 /* The exact-as-possible sums of every bin and the number of values in each

@@ -9,6 +9,7 @@
 
 #include "tally_only.h"
 #include "tally_only_engine.h"
+#include "sim_batches.h"
 
 /* Deposits per engine call. The CPU engine keeps a chunk's deposits in host
  * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
@@ -90,34 +91,40 @@ static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins,
     return MCT_STATUS_SUCCESS;
 }
 
-/* Batches of particles, each in chunks; records every batch's total (the
- * difference of running totals) and size for the batch statistics. */
+/* One chunk through the engine, and after each batch its total (the
+ * difference of running totals) and size, for the batch statistics. */
+typedef struct {
+    const mct__tally_only_engine_t* e;
+    void* ctx;
+    const mct_tally_only_params_t* p;
+    mct_tally_t tally;
+    double *sums, *batch_total, before;
+    int64_t* batch_size;
+} tally_only_run_t;
+
+static mct_status_t tally_only_chunk(void* run, int64_t first, int64_t n) {
+    const tally_only_run_t* r = run;
+    return r->e->run_chunk(r->ctx, r->p, first, n, r->tally);
+}
+
+static mct_status_t tally_only_batch_done(void* run, int64_t b, int64_t histories) {
+    tally_only_run_t* r = run;
+    double after = 0.0;
+    mct_status_t st = running_total(r->tally, r->sums, r->p->bins, &after);
+    if (st) return st;
+    r->batch_total[b] = after - r->before;
+    r->batch_size[b] = histories;
+    r->before = after;
+    return MCT_STATUS_SUCCESS;
+}
+
 static mct_status_t run_batches(const mct__tally_only_engine_t* e, void* ctx, const mct_tally_only_params_t* p,
                                 int64_t chunk, int flush_chunks, mct_tally_t tally, double* sums, double* batch_total,
                                 int64_t* batch_size) {
-    int64_t first = 0;
-    double before = 0.0;
-    for (int64_t b = 0; b < p->batches; ++b) {
-        const int64_t n_batch = p->particles / p->batches + (b < p->particles % p->batches);
-        for (int64_t done = 0; done < n_batch;) {
-            const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
-            mct_status_t st = e->run_chunk(ctx, p, first + done, n, tally);
-            /* sort_reduce keeps a chunk's deposits as pairs: sum them before the next. */
-            if (!st && flush_chunks) st = mct_tally_flush(tally);
-            if (st) return st;
-            done += n;
-        }
-        double after = 0.0;
-        mct_status_t st = mct_tally_end_batch(tally, n_batch);
-        if (!st) st = running_total(tally, sums, p->bins, &after);
-        if (st) return st;
-        batch_total[b] = after - before;
-        batch_size[b] = n_batch;
-        before = after;
-        first += n_batch;
-        if (p->progress) p->progress(p->progress_ctx, first, p->particles);
-    }
-    return MCT_STATUS_SUCCESS;
+    tally_only_run_t r = {e, ctx, p, tally, sums, batch_total, 0.0, batch_size};
+    const mct__sim_batches_t run = {tally_only_chunk, tally_only_batch_done, &r, flush_chunks, p->progress,
+                                    p->progress_ctx};
+    return mct__sim_run_batches(&run, tally, p->particles, p->batches, chunk);
 }
 
 /* Standard error of the total from the spread of the batch totals per
