@@ -6,10 +6,7 @@
 # input refused with one message and nothing written.
 set -u
 MCT=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "$0")/cli_test_lib.sh"
 
 python3 - "$work" <<'PY'
 import random, struct, sys

@@ -8,29 +8,7 @@
 set -u
 MCT=$1
 EXAMPLES=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect_error NAME PATTERN ARGS...: non-zero exit, PATTERN in stderr, nothing written.
-expect_error() {
-    local name=$1 pattern=$2
-    shift 2
-    local out="$work/out_$name"
-    if "$MCT" "$@" --out "$out" >"$work/stdout" 2>"$work/stderr"; then
-        fail "$name: exit 0"
-    elif ! grep -q -- "$pattern" "$work/stderr"; then
-        fail "$name: message lacks '$pattern': $(cat "$work/stderr")"
-    elif [ -e "$out/result.json" ]; then
-        fail "$name: result.json written"
-    elif [ "$(wc -l <"$work/stderr")" -ne 1 ]; then
-        fail "$name: expected one line of error, got: $(cat "$work/stderr")"
-    else
-        echo "ok: $name -> $(cat "$work/stderr")"
-    fi
-}
+source "$(dirname "$0")/cli_test_lib.sh"
 
 # run NAME ARGS...: a run that must succeed.
 run() {
