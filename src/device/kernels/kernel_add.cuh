@@ -35,9 +35,8 @@ __device__ __forceinline__ T mct__from_f64(double v) {
  * values before adding any, so the loads overlap instead of waiting behind the
  * adds. */
 template <typename T, typename Tally>
-__device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_view_t& view,
-                                                 const uint32_t* __restrict__ keys, const double* __restrict__ values,
-                                                 int64_t n) {
+__device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* __restrict__ keys,
+                                                 const double* __restrict__ values, int64_t n) {
     constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
     const int64_t threads = (int64_t)gridDim.x * blockDim.x;
     for (int64_t base = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; base < n; base += U * threads) {
@@ -53,7 +52,6 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_v
         for (int u = 0; u < U; ++u)
             if (base + u * threads < n) tally.add((int64_t)k[u], mct__from_f64<T>(v[u]));
     }
-    (void)view;
 }
 
 /** bin keys[i] * width + c += values[c * stride + i], width > 1. A warp takes
@@ -104,7 +102,7 @@ static __global__ void mct_kernel_add_arrays(mct_tally_view_t view, const uint32
     mct_block_tally<T, M> tally(view);
     if (width == 1) {
         /* A key past the bins is flagged by add(). */
-        mct__add_singles<T>(tally, view, keys, values, n);
+        mct__add_singles<T>(tally, keys, values, n);
     } else {
         mct__add_groups<T>(tally, view, keys, values, n, width, stride);
     }
