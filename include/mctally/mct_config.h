@@ -46,4 +46,8 @@
 #define MCT_IS_EMULATED 0
 #endif
 
+/* Shared memory a block tally may take without the opt-in attribute: the
+ * most bins the `shared` method can keep per block (B * sizeof(T)). */
+#define MCT_BLOCK_TALLY_SMEM_LIMIT (48 * 1024)
+
 #endif /* MCT_CONFIG_H */

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file escape.c  The escape problem's driver: batches, chunks, results. The
  * per-backend work is in the engines (escape_cpu.c, escape_device.cu). */
-#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "escape.h"
 #include "escape_engine.h"
 #include "sim_batches.h"
+#include "sim_common.h"
 
 #define ESCAPE_CHUNK_CPU (INT64_C(1) << 20)
 #define ESCAPE_CHUNK_EMULATED (INT64_C(1) << 16)
@@ -70,12 +69,6 @@ static mct_status_t reserve_replicas(const mct__escape_engine_t* e, void* ctx, c
     }
 }
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One chunk through the engine, in the shape the shared batch loop calls. */
 typedef struct {
     const mct__escape_engine_t* e;
@@ -109,7 +102,7 @@ mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct
     if (p->chunk > 0) chunk = p->chunk;
     if (chunk > largest_batch(p)) chunk = largest_batch(p);
 
-    const double t0 = now_seconds();
+    const double t0 = mct__sim_now_seconds();
     void* ctx = NULL;
     st = e->create(&ctx, chunk, d.device);
     if (!st && d.method == MCT_METHOD_REPLICATED) st = reserve_replicas(e, ctx, p, tally, &chunk);
@@ -124,6 +117,6 @@ mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct
     out->fraction = mean;
     out->std_error = rel * mean;
     out->analytic = p_escape;
-    out->seconds = now_seconds() - t0;
+    out->seconds = mct__sim_now_seconds() - t0;
     return MCT_STATUS_SUCCESS;
 }

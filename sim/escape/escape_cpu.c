@@ -7,23 +7,12 @@
 
 #include "escape_engine.h"
 #include "escape_physics.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "sim_common.h"
 
 typedef struct {
     mct_escape_photon_t* photons;
     int32_t* events;
 } escape_cpu_t;
-
-static int cpu_thread_id(void) {
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
 
 static void cpu_destroy(void* ctx) {
     escape_cpu_t* c = ctx;
@@ -45,11 +34,7 @@ static mct_status_t cpu_create(void** ctx, int64_t chunk, int device) {
 
 static int64_t cpu_tally_threads(void* ctx, const mct_escape_params_t* p, int64_t n) {
     (void)ctx, (void)p, (void)n;
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
+    return mct__sim_cpu_threads();
 }
 
 /* The tally phase for one value type: atomic adds every escape to the bin;
@@ -69,7 +54,7 @@ static int64_t cpu_tally_threads(void* ctx, const mct_escape_params_t* p, int64_
                 }                                                                         \
             }                                                                             \
             if (view.method == MCT_METHOD_REPLICATED)                                     \
-                ((T*)view.replicas)[(int64_t)cpu_thread_id() * view.nbins] += partial;    \
+                ((T*)view.replicas)[(int64_t)mct__sim_cpu_thread_id() * view.nbins] += partial;    \
         }                                                                                 \
     } while (0)
 

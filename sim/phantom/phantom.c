@@ -2,22 +2,19 @@
 /** @file phantom.c  The phantom problem's driver: checks, tables, batches and
  * chunks, and the result. The transport is in the engines (phantom_cpu.c,
  * phantom_device.cu). */
-#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "phantom.h"
 #include "phantom_engine.h"
 #include "sim_batches.h"
+#include "sim_common.h"
 
 /* Histories per engine call. CPU chunks bound the deposit buffers (about
  * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
 #define PHANTOM_CHUNK_CPU (INT64_C(1) << 12)
 #define PHANTOM_CHUNK_EMULATED (INT64_C(1) << 11)
 #define PHANTOM_CHUNK_CUDA (INT64_C(1) << 26)
-/* Shared memory a block may use without opting in. */
-#define PHANTOM_SHARED_LIMIT 49152
 
 void mct_phantom_params_init(mct_phantom_params_t* p) {
     if (!p) return;
@@ -66,9 +63,7 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
     const int64_t n = p->voxels;
     if (d.bins != n * n * n) return MCT_STATUS_INVALID_VALUE;
     if (d.dtype != MCT_DTYPE_F32 && d.dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
-    if (d.method == MCT_METHOD_SHARED && (size_t)d.bins * mct_dtype_size(d.dtype) > PHANTOM_SHARED_LIMIT)
-        return MCT_STATUS_NOT_SUPPORTED;
-    return MCT_STATUS_SUCCESS;
+    return mct__sim_check_shared(&d);
 }
 
 static const mct__phantom_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {
@@ -82,21 +77,6 @@ static const mct__phantom_engine_t* engine_for(mct_backend_t backend, int64_t* c
     }
 }
 
-/* One replica per adding thread where they fit; else as many as fit in half
- * the free memory, which the adds then share through atomics (still right). */
-static mct_status_t reserve_replicas(const mct__phantom_engine_t* e, void* ctx, mct_tally_t tally) {
-    mct_status_t st = mct_tally_reserve_replicas(tally, e->tally_threads(ctx));
-    if (st != MCT_STATUS_TOO_LARGE) return st;
-    int64_t fit = 0;
-    if ((st = mct_tally_max_replicas(tally, 0.5, &fit))) return st;
-    return fit >= 1 ? mct_tally_reserve_replicas(tally, fit) : MCT_STATUS_TOO_LARGE;
-}
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* After each batch, the tally's running sums give the batch's energy per
  * depth slab (their difference from the previous batch's). */
@@ -132,9 +112,9 @@ typedef struct {
 
 static mct_status_t phantom_chunk(void* run, int64_t first, int64_t n) {
     const phantom_run_t* pr = run;
-    const double t0 = now_seconds();
+    const double t0 = mct__sim_now_seconds();
     const mct_status_t st = pr->e->run_chunk(pr->ctx, (uint64_t)first, n, pr->tally);
-    pr->r->kernel_seconds += now_seconds() - t0;
+    pr->r->kernel_seconds += mct__sim_now_seconds() - t0;
     return st;
 }
 
@@ -188,7 +168,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     const int64_t largest = p->histories / p->batches + (p->histories % p->batches != 0);
     if (chunk > largest) chunk = largest;
 
-    const double t0 = now_seconds();
+    const double t0 = mct__sim_now_seconds();
     *out = (mct_phantom_result_t){0};
     out->batches = p->batches;
     out->slabs = p->voxels;
@@ -200,7 +180,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     const mct_phantom_transport_t transport = mct_phantom_transport_for(p, d.method, d.dtype);
     void* ctx = NULL;
     if (!st) st = e->create(&ctx, p, &tables, transport, chunk, d.device);
-    if (!st && d.method == MCT_METHOD_REPLICATED) st = reserve_replicas(e, ctx, tally);
+    if (!st && d.method == MCT_METHOD_REPLICATED) st = mct__sim_reserve_replicas(tally, e->tally_threads(ctx));
     if (!st) st = run_batches(e, ctx, p, chunk, tally, out);
     mct_phantom_counters_t c = {0};
     if (!st) st = e->counters(ctx, &c);
@@ -220,7 +200,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     out->adds = (double)c.adds;
     out->max_stack = (int)c.max_stack;
     out->transport = transport;
-    out->seconds = now_seconds() - t0;
+    out->seconds = mct__sim_now_seconds() - t0;
     /* A full stack kept the energy but changed the physics: not a valid run. */
     return c.overflow ? MCT_STATUS_OVERFLOW : MCT_STATUS_SUCCESS;
 }

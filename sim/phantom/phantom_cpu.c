@@ -10,10 +10,7 @@
 #include <stdlib.h>
 
 #include "phantom_engine.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "sim_common.h"
 
 /** One thread's deposits of the current chunk. */
 typedef struct {
@@ -62,22 +59,6 @@ typedef struct {
     mct_phantom_counters_t totals;
 } phantom_cpu_t;
 
-static int cpu_threads(void) {
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int cpu_thread_id(void) {
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 static void cpu_destroy(void* ctx) {
     phantom_cpu_t* c = ctx;
     if (!c) return;
@@ -99,7 +80,7 @@ static mct_status_t cpu_create(void** ctx, const mct_phantom_params_t* p, const 
     if (!c) return MCT_STATUS_OUT_OF_MEMORY;
     const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
     c->transport = transport;
-    c->threads = cpu_threads();
+    c->threads = mct__sim_cpu_threads();
     c->data64 = malloc(count * sizeof *c->data64);
     c->data32 = malloc(count * sizeof *c->data32);
     c->sinks = calloc((size_t)c->threads, sizeof *c->sinks);
@@ -119,7 +100,7 @@ static mct_status_t cpu_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tall
     int failed = 0;
 #pragma omp parallel num_threads(c->threads) reduction(| : failed)
     {
-        mct_phantom_cpu_sink_t* sink = &c->sinks[cpu_thread_id()];
+        mct_phantom_cpu_sink_t* sink = &c->sinks[mct__sim_cpu_thread_id()];
         sink->n = 0;
         mct_phantom_counters_t local = {0};
         /* Histories differ a lot in length (a photon may cross without

@@ -2,15 +2,14 @@
 /** @file scatter.c  The scatter workload's driver: checks, batches and chunks,
  * the statistics of the total, and the bin-by-bin comparison with a host
  * reference summed in long double. */
-#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "scatter.h"
 #include "scatter_engine.h"
 #include "sim_batches.h"
+#include "sim_common.h"
 
 /* Values per engine call (chunk x width doubles): 64 MiB on the host, 1 GiB on
  * a GPU; under the emulation the add kernels are slow, so smaller calls keep
@@ -18,8 +17,6 @@
 #define SCATTER_VALUES_CPU (INT64_C(1) << 23)
 #define SCATTER_VALUES_EMULATED (INT64_C(1) << 18)
 #define SCATTER_VALUES_CUDA (INT64_C(1) << 27)
-/* Shared memory a block may use without opting in (the shared method's bins). */
-#define SCATTER_SHARED_LIMIT 49152
 /* Particles per pass of the host reference. */
 #define SCATTER_REFERENCE_CHUNK (INT64_C(1) << 20)
 
@@ -68,8 +65,7 @@ mct_status_t mct_scatter_check(const mct_scatter_params_t* p, mct_tally_t tally)
     if (st) return st;
     if (d.bins != p->bins * p->width) return MCT_STATUS_INVALID_VALUE;
     if (d.dtype != MCT_DTYPE_F32 && d.dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
-    if (d.method == MCT_METHOD_SHARED && (size_t)d.bins * mct_dtype_size(d.dtype) > SCATTER_SHARED_LIMIT)
-        return MCT_STATUS_NOT_SUPPORTED;
+    if ((st = mct__sim_check_shared(&d))) return st;
     if (d.method == MCT_METHOD_SORT_REDUCE && d.pair_capacity < p->width) return MCT_STATUS_INVALID_VALUE;
     return MCT_STATUS_SUCCESS;
 }
@@ -120,12 +116,6 @@ static const mct__scatter_engine_t* engine_for(mct_backend_t backend) {
 #endif
     default: return NULL;
     }
-}
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* One chunk through the engine, in the shape the shared batch loop calls. */
@@ -210,11 +200,8 @@ static void fill_totals(const mct_scatter_params_t* p, const double* sums, doubl
 }
 
 static int64_t run_chunk_size(const mct_scatter_params_t* p, const mct_tally_desc_t* d) {
-    int64_t chunk = p->chunk > 0 ? p->chunk : default_chunk(d->backend, p->width);
-    const int64_t largest = p->n / p->batches + (p->n % p->batches != 0);
-    if (chunk > largest) chunk = largest;
-    if (d->method == MCT_METHOD_SORT_REDUCE && chunk > d->pair_capacity / p->width) chunk = d->pair_capacity / p->width;
-    return chunk;
+    const int64_t chunk = p->chunk > 0 ? p->chunk : default_chunk(d->backend, p->width);
+    return mct__sim_chunk(chunk, p->n, p->batches, d, p->width);
 }
 
 mct_status_t mct_scatter_run(const mct_scatter_params_t* p, mct_tally_t tally, mct_scatter_result_t* out) {
@@ -230,13 +217,13 @@ mct_status_t mct_scatter_run(const mct_scatter_params_t* p, mct_tally_t tally, m
     if (!sums) return MCT_STATUS_OUT_OF_MEMORY;
 
     *out = (mct_scatter_result_t){0};
-    const double t0 = now_seconds();
+    const double t0 = mct__sim_now_seconds();
     void* ctx = NULL;
     st = e->create(&ctx, chunk, p->width, d.device);
     if (!st) st = run_batches(e, ctx, p, chunk, d.method == MCT_METHOD_SORT_REDUCE, tally);
     e->destroy(ctx);
     if (!st) st = mct_tally_sums(tally, sums);
-    if (!st) fill_totals(p, sums, now_seconds() - t0, out);
+    if (!st) fill_totals(p, sums, mct__sim_now_seconds() - t0, out);
     const int check = p->check == MCT_SCATTER_CHECK_ALWAYS ||
                       (p->check == MCT_SCATTER_CHECK_AUTO && p->n <= MCT_SCATTER_CHECK_AUTO_MAX);
     if (!st && check) st = check_bins(p, &d, sums, out);

@@ -2,14 +2,13 @@
 /** @file tally_only.c  The tally-only problem's driver: checks, batches and
  * chunks, and the statistics of the result. The deposits are made by the
  * engines (tally_only_cpu.c, tally_only_device.cu). */
-#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "tally_only.h"
 #include "tally_only_engine.h"
 #include "sim_batches.h"
+#include "sim_common.h"
 
 /* Deposits per engine call. The CPU engine keeps a chunk's deposits in host
  * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
@@ -17,8 +16,6 @@
 #define TALLY_ONLY_CHUNK_CPU (INT64_C(1) << 20)
 #define TALLY_ONLY_CHUNK_EMULATED (INT64_C(1) << 18)
 #define TALLY_ONLY_CHUNK_CUDA (INT64_C(1) << 50)
-/* Shared memory a block may use without opting in. */
-#define TALLY_ONLY_SHARED_LIMIT 49152
 
 void mct_tally_only_params_init(mct_tally_only_params_t* p) {
     if (!p) return;
@@ -47,8 +44,7 @@ mct_status_t mct_tally_only_check(const mct_tally_only_params_t* p, mct_tally_t 
     if (st) return st;
     if (d.bins != p->bins) return MCT_STATUS_INVALID_VALUE;
     if (d.dtype != MCT_DTYPE_F32 && d.dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
-    if (d.method == MCT_METHOD_SHARED && (size_t)d.bins * mct_dtype_size(d.dtype) > TALLY_ONLY_SHARED_LIMIT)
-        return MCT_STATUS_NOT_SUPPORTED;
+    if ((st = mct__sim_check_shared(&d))) return st;
     if (d.method == MCT_METHOD_SORT_REDUCE && d.pair_capacity < p->collisions) return MCT_STATUS_INVALID_VALUE;
     return MCT_STATUS_SUCCESS;
 }
@@ -64,22 +60,6 @@ static const mct__tally_only_engine_t* engine_for(mct_backend_t backend, int64_t
     }
 }
 
-/* One replica per adding thread where they fit; else as many as fit in half
- * the free memory, which the threads then share through atomics (still right). */
-static mct_status_t reserve_replicas(const mct__tally_only_engine_t* e, void* ctx, const mct_tally_only_params_t* p,
-                                     mct_tally_t tally) {
-    mct_status_t st = mct_tally_reserve_replicas(tally, e->tally_threads(ctx, p));
-    if (st != MCT_STATUS_TOO_LARGE) return st;
-    int64_t fit = 0;
-    if ((st = mct_tally_max_replicas(tally, 0.5, &fit))) return st;
-    return fit >= 1 ? mct_tally_reserve_replicas(tally, fit) : MCT_STATUS_TOO_LARGE;
-}
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The tally's running total over all bins. */
 static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins, double* total) {
@@ -181,7 +161,7 @@ static mct_status_t run_engine(const mct__tally_only_engine_t* e, const mct_tall
                                double* batch_total, int64_t* batch_size) {
     void* ctx = NULL;
     mct_status_t st = e->create(&ctx, p, chunk, d->device);
-    if (!st && d->method == MCT_METHOD_REPLICATED) st = reserve_replicas(e, ctx, p, tally);
+    if (!st && d->method == MCT_METHOD_REPLICATED) st = mct__sim_reserve_replicas(tally, e->tally_threads(ctx, p));
     if (!st)
         st = run_batches(e, ctx, p, chunk, d->method == MCT_METHOD_SORT_REDUCE, tally, sums, batch_total, batch_size);
     e->destroy(ctx);
@@ -199,12 +179,9 @@ mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t ta
     if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
     chunk = chunk / p->collisions > 0 ? chunk / p->collisions : 1; /* in particles */
     if (p->chunk > 0) chunk = p->chunk;
-    const int64_t largest = p->particles / p->batches + (p->particles % p->batches != 0);
-    if (chunk > largest) chunk = largest;
-    if (d.method == MCT_METHOD_SORT_REDUCE && chunk > d.pair_capacity / p->collisions)
-        chunk = d.pair_capacity / p->collisions;
+    chunk = mct__sim_chunk(chunk, p->particles, p->batches, &d, p->collisions);
 
-    const double t0 = now_seconds();
+    const double t0 = mct__sim_now_seconds();
     double* sums = malloc((size_t)p->bins * sizeof *sums);
     double* batch_total = malloc((size_t)p->batches * sizeof *batch_total);
     int64_t* batch_size = malloc((size_t)p->batches * sizeof *batch_size);
@@ -214,7 +191,7 @@ mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t ta
     if (!st) st = running_total(tally, sums, p->bins, &total);
     if (!st)
         fill_result(p, sums, total, batch_std_error(batch_total, batch_size, p->batches, total, (double)p->particles),
-                    now_seconds() - t0, out);
+                    mct__sim_now_seconds() - t0, out);
     free(sums);
     free(batch_total);
     free(batch_size);

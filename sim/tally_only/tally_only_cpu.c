@@ -8,10 +8,7 @@
 
 #include "tally_only_engine.h"
 #include "tally_only_physics.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "sim_common.h"
 
 typedef struct {
     uint32_t* keys;
@@ -39,11 +36,7 @@ static mct_status_t cpu_create(void** ctx, const mct_tally_only_params_t* p, int
 
 static int64_t cpu_tally_threads(void* ctx, const mct_tally_only_params_t* p) {
     (void)ctx, (void)p;
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
+    return mct__sim_cpu_threads();
 }
 
 static mct_status_t cpu_run_chunk(void* ctx, const mct_tally_only_params_t* p, int64_t first, int64_t n,

@@ -29,8 +29,6 @@
 #define MCT__SORT_REDUCE mct__cuda_sort_reduce
 #endif
 
-/* Shared memory a block may use without the opt-in attribute. */
-#define MCT__SMEM_DEFAULT_LIMIT (48 * 1024)
 
 /* Enough blocks to fill the GPU a few times over; the grid-stride loop does
  * the rest. (Fixed and integer results do not depend on it; float methods
@@ -62,7 +60,7 @@ static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const add_jo
         return MCT_STATUS_NOT_SUPPORTED;
     } else {
         const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
-        if (smem > MCT__SMEM_DEFAULT_LIMIT) return MCT_STATUS_TOO_LARGE;
+        if (smem > MCT_BLOCK_TALLY_SMEM_LIMIT) return MCT_STATUS_TOO_LARGE;
         MCT_LAUNCH((mct_kernel_add_arrays<T, M>), add_grid(j->n), MCT_ADD_THREADS, smem, stream, *view, j->keys,
                    j->values, j->n, j->width, j->stride);
         return MCT_LAUNCH_CHECK();

@@ -12,19 +12,15 @@
 
 #include "mctally/mct.h"
 #include "scatter.h"
+#include "sim_test_tally.h"
 #include "test_assert.h"
 
 static int runs_checked;
 static double worst_over_bound;
 
+/* sort_reduce's pair buffer: several flushes per batch. */
 static mct_tally_t make(mct_backend_t backend, mct_method_t method, mct_dtype_t dtype, int64_t bins) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.backend = backend, d.method = method, d.dtype = dtype, d.bins = bins;
-    d.pair_capacity = 5000; /* sort_reduce: several flushes per batch */
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
-    return t;
+    return sim_test_tally(backend, method, dtype, bins, 5000);
 }
 
 /* Runs with the bin-by-bin check and returns the result; the bins go to

@@ -13,18 +13,14 @@
 #include "scatter.h"
 #include "tally_only.h"
 #include "tally_only_physics.h"
+#include "sim_test_tally.h"
 #include "test_assert.h"
 
 static int runs_checked;
 
+/* sort_reduce's pair buffer: many flushes per batch. */
 static mct_tally_t make(mct_backend_t backend, mct_method_t method, mct_dtype_t dtype, int64_t bins) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.backend = backend, d.method = method, d.dtype = dtype, d.bins = bins;
-    d.pair_capacity = 1000; /* sort_reduce: many flushes per batch */
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
-    return t;
+    return sim_test_tally(backend, method, dtype, bins, 1000);
 }
 
 /* Per-bin sums and counts straight from the physics functions, serially in

@@ -63,9 +63,6 @@ constexpr mct_method_t MCT_METHOD_FROM_VIEW = MCT_METHOD_COUNT;
 /** Most bins a thread keeps in registers (block_reduce, warp_reduce). */
 #define MCT_BLOCK_TALLY_REGISTER_BINS 8
 
-/** Shared memory a block tally may take without the opt-in attribute. */
-#define MCT_BLOCK_TALLY_SMEM_LIMIT (48 * 1024)
-
 /** Where a block keeps its contributions before they reach the bins. */
 enum mct__block_mode {
     MCT__BLOCK_PER_LANE,   /* nowhere: every add() is mct_add */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file sim_common.c  Small pieces every problem driver needs (sim_common.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "sim_common.h"
+
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+double mct__sim_now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+mct_status_t mct__sim_check_shared(const mct_tally_desc_t* d) {
+    if (d->method == MCT_METHOD_SHARED && (size_t)d->bins * mct_dtype_size(d->dtype) > MCT_BLOCK_TALLY_SMEM_LIMIT)
+        return MCT_STATUS_NOT_SUPPORTED;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct__sim_reserve_replicas(mct_tally_t tally, int64_t threads) {
+    mct_status_t st = mct_tally_reserve_replicas(tally, threads);
+    if (st != MCT_STATUS_TOO_LARGE) return st;
+    int64_t fit = 0;
+    if ((st = mct_tally_max_replicas(tally, 0.5, &fit))) return st;
+    return fit >= 1 ? mct_tally_reserve_replicas(tally, fit) : MCT_STATUS_TOO_LARGE;
+}
+
+int mct__sim_cpu_threads(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+int mct__sim_cpu_thread_id(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+int64_t mct__sim_chunk(int64_t chunk, int64_t total, int64_t batches, const mct_tally_desc_t* d,
+                       int64_t values_per_history) {
+    const int64_t largest = total / batches + (total % batches != 0);
+    if (chunk > largest) chunk = largest;
+    if (d->method == MCT_METHOD_SORT_REDUCE && chunk > d->pair_capacity / values_per_history)
+        chunk = d->pair_capacity / values_per_history;
+    return chunk > 0 ? chunk : 1;
+}

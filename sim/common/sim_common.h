@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file sim_common.h  Internal: small pieces every problem driver needs. */
+#ifndef MCT_SIM_COMMON_H
+#define MCT_SIM_COMMON_H
+
+#include <stdint.h>
+
+#include "mctally/mct_config.h"
+#include "mctally/mct_tally.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Seconds on a monotonic clock. */
+double mct__sim_now_seconds(void);
+
+/** NOT_SUPPORTED when the tally's method is `shared` and its B bins do not fit
+ * a block's shared memory (MCT_BLOCK_TALLY_SMEM_LIMIT); else SUCCESS. */
+mct_status_t mct__sim_check_shared(const mct_tally_desc_t* d);
+
+/** Replicated tallies: one replica per adding thread (`threads`) where they
+ * fit; else as many as fit in half the free memory, which the threads then
+ * share through atomics (still right). TOO_LARGE when not even one fits. */
+mct_status_t mct__sim_reserve_replicas(mct_tally_t tally, int64_t threads);
+
+/** OpenMP threads a CPU engine's parallel loops run on, and the calling
+ * thread's number among them (1 and 0 without OpenMP). */
+int mct__sim_cpu_threads(void);
+int mct__sim_cpu_thread_id(void);
+
+/** Histories per engine call: `chunk`, but no more than the largest batch of
+ * `total` histories in `batches`, and for sort_reduce no more than the pair
+ * buffer holds at `values_per_history` contributions each (the driver sums
+ * the pairs after every chunk). At least 1. */
+int64_t mct__sim_chunk(int64_t chunk, int64_t total, int64_t batches, const mct_tally_desc_t* d,
+                       int64_t values_per_history);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCT_SIM_COMMON_H */
