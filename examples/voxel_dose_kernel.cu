@@ -113,7 +113,7 @@ static cudaError_t voxel_dose_launch(const mct_tally_view_t& view, voxel_grid_t 
                                      cudaStream_t stream, int block = 128) {
     const unsigned grid = (unsigned)((histories + (uint64_t)block - 1) / (uint64_t)block);
     const size_t smem = mct_block_tally_smem_bytes<T>(view);
-    if (view.method == MCT_METHOD_SHARED && smem <= 48 * 1024)
+    if (view.method == MCT_METHOD_SHARED && smem <= MCT_BLOCK_TALLY_SMEM_LIMIT)
         MCT_LAUNCH(voxel_dose_kernel_block<T>, grid, block, smem, stream, view, g, histories, seed);
     else
         MCT_LAUNCH(voxel_dose_kernel_any<T>, grid, block, 0, stream, view, g, histories, seed);

@@ -581,7 +581,7 @@ static void run_case(scatter_case_t* c, const bench_args_t* a, double floor_ms, 
     run_sort_peer(c, a, floor_ms);
     for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
         if (mct_method_supports((mct_method_t)m, MCT_DTYPE_F64, MCT_BACKEND_CUDA) != MCT_STATUS_SUCCESS) continue;
-        if (m == MCT_METHOD_SHARED && c->nbins * 8 > 48 * 1024) {
+        if (m == MCT_METHOD_SHARED && c->nbins * 8 > MCT_BLOCK_TALLY_SMEM_LIMIT) {
             case_result_t r = {};
             r.status = "n/a: B x 8 bytes exceed 48 KiB of shared memory";
             record(c, "mctally", "shared", &r, floor_ms);
