@@ -32,13 +32,15 @@
 
 typedef struct {
     double scale;      /* multiplies every history count (quick runs) */
+    double cap_s;      /* a case predicted to run longer than this is skipped */
+    const char* methods; /* Table II's methods (comma-separated names), NULL: all */
     int reps;
     int tables[5];     /* tables[2..4]: run that table */
     const char* out;
 } bench_args_t;
 
 typedef struct {
-    double seconds, total_mev, scored_mev, incident_mev, escaped_mev;
+    double seconds, total_mev, scored_mev, incident_mev, escaped_mev, predicted_s;
     int64_t batches;
     int ok;
     char error[96];
@@ -49,9 +51,12 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/* One configuration, reps times after one warm-up run (at most 1e6 histories). */
+/* One configuration, reps times after a probe run of 1/64 of the histories
+ * (at least 2000, at most 1e6) that warms up (loads the module, builds the
+ * tables) and predicts the time of a full run: a case predicted to take longer
+ * than cap_s is not run (out.predicted_s says how long it would have taken). */
 static bench_run_t run_case(int voxels, int64_t histories, mct_method_t method, mct_dtype_t dtype,
-                            mct_phantom_transport_t transport, int discard, int64_t batches, int reps) {
+                            mct_phantom_transport_t transport, int discard, int64_t batches, int reps, double cap_s) {
     bench_run_t out = {0};
     mct_phantom_params_t p;
     mct_phantom_params_init(&p);
@@ -75,8 +80,9 @@ static bench_run_t run_case(int voxels, int64_t histories, mct_method_t method, 
         mct_tally_t t = NULL;
         mct_status_t st = mct_tally_create(&t, &d);
         mct_phantom_params_t q = p;
-        if (r < 0) { /* warm-up: loads the module, builds the tables */
-            q.histories = histories < 1000000 ? histories : 1000000;
+        if (r < 0) { /* the probe */
+            q.histories = histories / 64 < 2000 ? (histories < 2000 ? histories : 2000) : histories / 64;
+            if (q.histories > 1000000) q.histories = 1000000;
             q.batches = q.histories < batches ? 1 : batches;
         }
         mct_phantom_result_t res;
@@ -87,7 +93,14 @@ static bench_run_t run_case(int voxels, int64_t histories, mct_method_t method, 
             if (st == MCT_STATUS_OVERFLOW) mct_phantom_result_free(&res);
             return out;
         }
-        if (r >= 0) {
+        if (r < 0) {
+            out.predicted_s = res.kernel_seconds * (double)histories / (double)q.histories;
+            if (out.predicted_s > cap_s) {
+                snprintf(out.error, sizeof out.error, "slow (~%.0f s predicted)", out.predicted_s);
+                mct_phantom_result_free(&res);
+                return out;
+            }
+        } else {
             times[r] = res.kernel_seconds;
             out.total_mev = res.deposited_MeV;
             out.scored_mev = res.scored_MeV;
@@ -116,6 +129,7 @@ static cJSON* run_json(const char* table, int test, int voxels, int64_t historie
     cJSON_AddStringToObject(j, "transport", transport);
     if (!r->ok) {
         cJSON_AddStringToObject(j, "error", r->error);
+        if (r->predicted_s > 0) cJSON_AddNumberToObject(j, "predicted_seconds", r->predicted_s);
         return j;
     }
     cJSON_AddNumberToObject(j, "batches", (double)r->batches);
@@ -138,7 +152,7 @@ static void tests_2_to_4(cJSON* cases, const char* table, const mct_method_t* me
         double discard_s[2] = {0, 0}; /* f64 tally, f32 tally */
         for (int k = 0; k < 2; ++k) {
             const mct_dtype_t dt = k ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
-            bench_run_t r = run_case(n, histories, MCT_METHOD_ATOMIC, dt, MCT_PHANTOM_TRANSPORT_F64, 1, 1, a->reps);
+            bench_run_t r = run_case(n, histories, MCT_METHOD_ATOMIC, dt, MCT_PHANTOM_TRANSPORT_F64, 1, 1, a->reps, a->cap_s);
             discard_s[k] = r.ok ? r.seconds : NAN;
             cJSON_AddItemToArray(cases, run_json(table, test, n, histories, "discard", MCT_METHOD_ATOMIC, dt, "f64", &r));
             fprintf(stderr, "  %s test %d: discarding tally (%s) %.3f s\n", table, test, mct_dtype_name(dt), discard_s[k]);
@@ -149,7 +163,7 @@ static void tests_2_to_4(cJSON* cases, const char* table, const mct_method_t* me
             const mct_dtype_t dt = kahan ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
             /* sort_reduce holds a batch's deposits: batches of at most 2^17 histories. */
             const int64_t batches = method == MCT_METHOD_SORT_REDUCE ? (histories + (1 << 17) - 1) >> 17 : 1;
-            bench_run_t r = run_case(n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 0, batches, a->reps);
+            bench_run_t r = run_case(n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 0, batches, a->reps, a->cap_s);
             cJSON* j = run_json(table, test, n, histories, "FP64 transport", method, dt, "f64", &r);
             if (r.ok) cJSON_AddNumberToObject(j, "tally_overhead", r.seconds / discard_s[kahan]);
             cJSON_AddItemToArray(cases, j);
@@ -163,9 +177,9 @@ static void table4(cJSON* cases, const bench_args_t* a) {
     const double counts[] = {4e6, 8e6, 1.6e7, 3.2e7, 6.4e7};
     for (size_t i = 0; i < sizeof counts / sizeof *counts; ++i) {
         const int64_t h = (int64_t)(counts[i] * a->scale);
-        bench_run_t fp64 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, MCT_PHANTOM_TRANSPORT_F64, 0, 1, a->reps);
-        bench_run_t fp32 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps);
-        bench_run_t kas = run_case(10, h, MCT_METHOD_KAHAN, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps);
+        bench_run_t fp64 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, MCT_PHANTOM_TRANSPORT_F64, 0, 1, a->reps, a->cap_s);
+        bench_run_t fp32 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps, a->cap_s);
+        bench_run_t kas = run_case(10, h, MCT_METHOD_KAHAN, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps, a->cap_s);
         const bench_run_t* runs[3] = {&fp64, &fp32, &kas};
         const char* names[3] = {"FP64", "FP32 atomic", "KAS"};
         const mct_method_t methods[3] = {MCT_METHOD_ATOMIC, MCT_METHOD_ATOMIC, MCT_METHOD_KAHAN};
@@ -182,18 +196,31 @@ static void table4(cJSON* cases, const bench_args_t* a) {
     }
 }
 
+/* Whether `name` is one of the comma-separated names of `list`. */
+static int name_listed(const char* list, const char* name) {
+    const size_t len = strlen(name);
+    for (const char* s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+        if (!strncmp(s, name, len) && (s[len] == ',' || s[len] == '\0')) return 1;
+    return 0;
+}
+
 static int parse_args(int argc, char** argv, bench_args_t* a) {
     a->scale = 1.0;
+    a->cap_s = 60.0;
+    a->methods = NULL;
     a->reps = 3;
     a->tables[2] = a->tables[3] = a->tables[4] = 1;
     a->out = NULL;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--help")) {
-            puts("usage: mctally bench phantom [--tables 2,3,4] [--scale F] [--reps R] [--out FILE.json]\n"
+            puts("usage: mctally bench phantom [--tables 2,3,4] [--scale F] [--reps R] [--methods a,b,...]\n"
+                 "                             [--cap SECONDS] [--out FILE.json]\n"
                  "  table 2: tests 2-4 x every float method, 4e6 histories, and the tally overhead\n"
                  "  table 3: tests 2-4, atomic (HB) and wib, 4e7 histories\n"
                  "  table 4: test 3, FP64 / FP32 atomic / KAS engines, 4e6 ... 6.4e7 histories\n"
-                 "  --scale multiplies every history count (0.01 for a quick check)");
+                 "  --scale multiplies every history count (0.01 for a quick check)\n"
+                 "  --methods limits table 2 to these methods\n"
+                 "  --cap skips a case predicted (from 1/64 of its histories) to take longer (default 60 s)");
             exit(0);
         }
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench phantom: %s needs a value\n", argv[i]), 1;
@@ -206,6 +233,19 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
         } else if (!strcmp(argv[i], "--tables")) {
             const char* s = argv[++i];
             a->tables[2] = strchr(s, '2') != NULL, a->tables[3] = strchr(s, '3') != NULL, a->tables[4] = strchr(s, '4') != NULL;
+        } else if (!strcmp(argv[i], "--methods")) {
+            a->methods = argv[++i];
+            for (const char* m = a->methods; m; m = strchr(m, ',') ? strchr(m, ',') + 1 : NULL) {
+                mct_method_t parsed;
+                char name[32];
+                const size_t len = strcspn(m, ",");
+                snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), m);
+                if (mct_method_from_name(name, &parsed) != MCT_STATUS_SUCCESS)
+                    return fprintf(stderr, "mctally: bench phantom: unknown method '%s' in --methods\n", name), 1;
+            }
+        } else if (!strcmp(argv[i], "--cap")) {
+            a->cap_s = atof(argv[++i]);
+            if (!(a->cap_s > 0.0)) return fprintf(stderr, "mctally: bench phantom: --cap must be > 0\n"), 1;
         } else if (!strcmp(argv[i], "--out")) {
             a->out = argv[++i];
         } else {
@@ -243,8 +283,7 @@ int mct_bench_phantom(int argc, char** argv) {
         int n = 0;
         for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
             const mct_dtype_t dt = (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
-            /* warp_reduce and block_reduce need converged threads: not a transport kernel's adds. */
-            if (m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_BLOCK_REDUCE) continue;
+            if (a.methods && !name_listed(a.methods, mct_method_name((mct_method_t)m))) continue;
             if (mct_method_supports((mct_method_t)m, dt, MCT_BACKEND_CUDA) == MCT_STATUS_SUCCESS) all[n++] = (mct_method_t)m;
         }
         tests_2_to_4(cases, "table2", all, n, (int64_t)(4e6 * a.scale), &a);

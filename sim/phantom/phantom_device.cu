@@ -79,7 +79,7 @@ template <typename R, typename T>
 static int persistent_grid(const phantom_device_t* d, const mct_tally_view_t& view) {
     if (d->grid_blocks > 0) return d->grid_blocks;
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mct_phantom_kernel<R, T>, d->block,
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mct__phantom_kernel_for<R, T>(view), d->block,
                                                       mct__phantom_smem<T>(view)) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();

@@ -6,13 +6,18 @@
  * every other method is mct_add). Shared by the device engine and the
  * benchmark. Compiled by nvcc and, for the emulated backend, as host C++.
  *
- * Kept small per thread: the step functions (phantom_transport.inc) are
- * compiled once and called, not inlined into one loop; a
- * history's state (particle, generator, counters, waiting particles) lives in
- * the thread's local memory, where the step functions load what they use. So
- * the registers are those of one step, not of everything at once (sm_90: 162
- * in double instead of 252, 96 if the tally's add were called too) and the
- * code holds one copy of each step. */
+ * Kept small, in registers and in code: the step functions, the one deposit
+ * site (deposit_segment, where the tally's add is inlined) and the
+ * transcendental functions (phantom_physics_body.inc) are compiled once and
+ * called; a history's state (particle, generator, waiting particles) lives in
+ * the thread's local memory, where the step functions load what they use; and
+ * `atomic` has its own kernel instance whose add is one instruction. On the
+ * H100 the kernel had spent most of its cycles stalled on instruction fetches
+ * (Nsight Compute, 100^3 voxels): these changes took its code from 256 KB to
+ * 117 KB (sm_90, double, atomic), its registers from 162 to 96, and test 2
+ * from 1.06e6 to 4.4e6 histories/s. One step per pass of the thread's loop,
+ * with a new history started in the pass where one ends, keeps a warp's lanes
+ * stepping together instead of waiting for its longest history. */
 #ifndef MCT_SIM_PHANTOM_KERNELS_CUH
 #define MCT_SIM_PHANTOM_KERNELS_CUH
 
@@ -21,28 +26,18 @@
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/mct_tally_device.cuh"
 
-/** One deposit into the block's tally with the tally's method, inlined at
- * each deposit site. A called (__noinline__) add kept the kernel at 96
- * registers, but on the H100 a run with the real tally then took 2.5x the
- * time of the discarding one (Table II, test 2, 4e5 histories: 0.337 s
- * against 0.137 s; a call per deposit, ~450 per history), where an inlined
- * add had cost 10-17%. Inlined, the kernel takes 162 registers (sm_90, no
- * spills). */
-template <typename T>
-static __device__ __forceinline__ void mct__phantom_tally_add(mct_block_tally<T>* tally, int64_t voxel, T e) {
-    tally->add(voxel, e);
-}
-
-/** Where a deposit goes: the block's tally, or nowhere in the benchmark's
- * discarding launch (the values still reach the counters, so the transport
- * cannot be optimized away). The branch is uniform over the grid. */
-template <typename T>
+/** Where a deposit goes: the block's tally (method M, or the view's at run
+ * time), or nowhere in the benchmark's discarding launch (the values still
+ * reach the counters, so the transport cannot be optimized away). The branch
+ * is uniform over the grid. The add is inlined at the transport's one deposit
+ * site (deposit_segment), which is compiled once and called. */
+template <typename T, mct_method_t M>
 struct mct__phantom_sink {
-    mct_block_tally<T>* tally;
+    mct_block_tally<T, M>* tally;
     int discard;
     template <typename R>
     __device__ __forceinline__ void add(int64_t voxel, R e) {
-        if (!discard) mct__phantom_tally_add<T>(tally, voxel, (T)e);
+        if (!discard) tally->add(voxel, (T)e);
     }
 };
 
@@ -60,10 +55,14 @@ template <>
 struct mct__phantom_real<double> {
     typedef mct_ph_tables_t_f64 tables_t;
     typedef mct_ph_geom_t_f64 geom_t;
+    typedef mct_ph_track_t_f64 track_t;
+    static __device__ __forceinline__ void begin(track_t* t, const geom_t* g, uint64_t h) {
+        mct_ph_track_begin_f64(t, g, h);
+    }
     template <typename S>
-    static __device__ __forceinline__ void history(S* s, const geom_t* g, const tables_t* tb, uint64_t h,
-                                                   mct_phantom_counters_t* c) {
-        mct_ph_history_f64(s, g, tb, h, c);
+    static __device__ __forceinline__ int step(S* s, const geom_t* g, const tables_t* tb, track_t* t,
+                                               mct_phantom_counters_t* c) {
+        return mct_ph_track_step_f64(s, g, tb, t, c);
     }
 };
 
@@ -71,10 +70,14 @@ template <>
 struct mct__phantom_real<float> {
     typedef mct_ph_tables_t_f32 tables_t;
     typedef mct_ph_geom_t_f32 geom_t;
+    typedef mct_ph_track_t_f32 track_t;
+    static __device__ __forceinline__ void begin(track_t* t, const geom_t* g, uint64_t h) {
+        mct_ph_track_begin_f32(t, g, h);
+    }
     template <typename S>
-    static __device__ __forceinline__ void history(S* s, const geom_t* g, const tables_t* tb, uint64_t h,
-                                                   mct_phantom_counters_t* c) {
-        mct_ph_history_f32(s, g, tb, h, c);
+    static __device__ __forceinline__ int step(S* s, const geom_t* g, const tables_t* tb, track_t* t,
+                                               mct_phantom_counters_t* c) {
+        return mct_ph_track_step_f32(s, g, tb, t, c);
     }
 };
 
@@ -107,18 +110,29 @@ typedef struct {
 #define MCT__PH_MAX_REGISTERS
 #endif
 
-/** Histories [first, first + n): transport precision R, tally type T. */
-template <typename R, typename T>
+/** Histories [first, first + n): transport precision R, tally type T, tally
+ * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add). */
+template <typename R, typename T, mct_method_t M>
 static __global__ void MCT__PH_MAX_REGISTERS
 mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::tables_t tb,
                    MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
                    MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, mct__phantom_device_counters_t* out) {
-    mct_block_tally<T> tally(view);
-    mct__phantom_sink<T> sink = {&tally, discard};
+    mct_block_tally<T, M> tally(view);
+    mct__phantom_sink<T, M> sink = {&tally, discard};
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
+    /* One step per pass; a thread whose history ends starts its next one in
+     * the same pass, so no lane idles until the warp's longest history ends. */
+    typename mct__phantom_real<R>::track_t track;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        mct__phantom_real<R>::history(&sink, &g, &tb, first + (uint64_t)i, &c);
+    int64_t next = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int busy = 0;;) {
+        if (!busy) {
+            if (next >= n) break;
+            mct__phantom_real<R>::begin(&track, &g, first + (uint64_t)next);
+            next += stride;
+        }
+        busy = mct__phantom_real<R>::step(&sink, &g, &tb, &track, &c);
+    }
     tally.flush();
     if (c.adds == 0 && c.escaped == 0.0) return; /* a thread without histories */
     atomicAdd(&out->escaped, c.escaped);
@@ -137,18 +151,32 @@ static inline size_t mct__phantom_smem(const mct_tally_view_t& view) {
     return mct_block_tally_smem_bytes<T>(view);
 }
 
-/** Launches the kernel for the view's type (no synchronization). */
+/** The kernel for the view: `atomic` (the paper's FP64 and FP32 engines) has
+ * its own instance, whose add is one atomic instruction; every other method
+ * shares the instance that picks the method at each add. */
+template <typename R>
+using mct__phantom_kernel_t = void (*)(typename mct__phantom_real<R>::tables_t, typename mct__phantom_real<R>::geom_t,
+                                       uint64_t, int64_t, mct_tally_view_t, int, mct__phantom_device_counters_t*);
+
+template <typename R, typename T>
+static inline mct__phantom_kernel_t<R> mct__phantom_kernel_for(const mct_tally_view_t& view) {
+    return view.method == MCT_METHOD_ATOMIC ? mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC>
+                                            : mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW>;
+}
+
+/** Launches the kernel for the view's type and method (no synchronization). */
 template <typename R>
 static inline void mct__phantom_launch(const typename mct__phantom_real<R>::tables_t& tb,
                                        const typename mct__phantom_real<R>::geom_t& g, uint64_t first, int64_t n,
                                        const mct_tally_view_t& view, int discard, mct__phantom_device_counters_t* out,
                                        int grid, int block, cudaStream_t stream) {
-    if (view.dtype == MCT_DTYPE_F32)
-        MCT_LAUNCH((mct_phantom_kernel<R, float>), grid, block, mct__phantom_smem<float>(view), stream, tb, g, first,
-                   n, view, discard, out);
-    else
-        MCT_LAUNCH((mct_phantom_kernel<R, double>), grid, block, mct__phantom_smem<double>(view), stream, tb, g,
-                   first, n, view, discard, out);
+    if (view.dtype == MCT_DTYPE_F32) {
+        const auto kernel = mct__phantom_kernel_for<R, float>(view);
+        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<float>(view), stream, tb, g, first, n, view, discard, out);
+    } else {
+        const auto kernel = mct__phantom_kernel_for<R, double>(view);
+        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<double>(view), stream, tb, g, first, n, view, discard, out);
+    }
 }
 
 #endif /* MCT_SIM_PHANTOM_KERNELS_CUH */

@@ -30,11 +30,29 @@ struct arrays {
     double* d_vals;
 };
 
-static arrays make_arrays(int64_t n, int64_t nbins, uint64_t seed, bool integers) {
+/** Key patterns: a hot bin (every fifth key) among uniform keys; sorted
+ * keys; runs of 3 equal keys (runs that straddle lanes and warps); two busy
+ * bins taking turns in runs of 50 among 30% uniform keys. */
+enum key_pattern { ARRAY_KEYS_HOT, ARRAY_KEYS_SORTED, ARRAY_KEYS_RUNS_OF_3, ARRAY_KEYS_TWO_BUSY };
+
+static uint32_t key_of(key_pattern p, int64_t i, int64_t n, int64_t nbins) {
+    switch (p) {
+    case ARRAY_KEYS_SORTED: return (uint32_t)(i * nbins / n);
+    case ARRAY_KEYS_RUNS_OF_3: return (uint32_t)((i / 3) % nbins);
+    case ARRAY_KEYS_TWO_BUSY:
+        if (harness_rand() % 10 < 3) break;
+        return (uint32_t)((i / 50) % 2 ? 0 : nbins - 1);
+    default:
+        if (i % 5 == 0) return (uint32_t)(nbins / 2);
+    }
+    return (uint32_t)(harness_rand() % (uint64_t)nbins);
+}
+
+static arrays make_arrays(int64_t n, int64_t nbins, uint64_t seed, bool integers, key_pattern pattern = ARRAY_KEYS_HOT) {
     arrays a;
     harness_rng_state = seed;
     for (int64_t i = 0; i < n; ++i) {
-        a.keys.push_back((uint32_t)(i % 5 == 0 ? nbins / 2 : harness_rand() % (uint64_t)nbins));
+        a.keys.push_back(key_of(pattern, i, n, nbins));
         a.vals.push_back(integers ? (double)(harness_rand() % 7) : (harness_u01() - 0.3) * ldexp(1.0, (int)(harness_rand() % 9)));
     }
     CHECK_CUDA(cudaMalloc((void**)&a.d_keys, n * sizeof(uint32_t)));
@@ -112,6 +130,20 @@ static void all_methods(const arrays& a, int64_t nbins) {
     }
 }
 
+/** The warp aggregation of block_reduce and warp_reduce above 8 bins (a
+ * cached bin per warp, into a shared copy or the global bins): keys that keep
+ * one bin cached for long, and keys that move the cached bin often. */
+template <typename T>
+static void aggregation_patterns(int64_t n, int64_t nbins) {
+    for (key_pattern p : {ARRAY_KEYS_SORTED, ARRAY_KEYS_RUNS_OF_3, ARRAY_KEYS_TWO_BUSY}) {
+        arrays a = make_arrays(n, nbins, 31 + p, std::is_integral<T>::value, p);
+        check_arrays<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins);
+        check_arrays<T, MCT_METHOD_WARP_REDUCE>(a, nbins);
+        check_grouped<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 3);
+        free_arrays(a);
+    }
+}
+
 static void test_refusals(const arrays& a) {
     harness_tally t = harness_tally_create(MCT_METHOD_KAHAN, MCT_DTYPE_F64, 8, 8, 0, 0, 0);
     ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
@@ -180,6 +212,10 @@ int main(void) {
         all_methods<uint64_t>(i, nbins);
         free_arrays(f);
         free_arrays(i);
+    }
+    for (int64_t nbins : {1000, 7000}) {
+        aggregation_patterns<double>(n, nbins);
+        aggregation_patterns<int32_t>(n, nbins);
     }
     arrays a = make_arrays(16, 8, 5, false);
     test_refusals(a);

@@ -33,24 +33,29 @@ __device__ __forceinline__ T mct__from_f64(double v) {
 
 /** bin keys[i] += values[i]: each thread loads MCT_ADD_ITEMS_PER_LOAD keys and
  * values before adding any, so the loads overlap instead of waiting behind the
- * adds. */
+ * adds. A warp takes U * 32 consecutive items at a time (item u of lane l is
+ * u * 32 + l of the warp's chunk): each load stays coalesced, and the warp's
+ * U adds see neighbouring keys, which a warp-aggregating method sums (a run of
+ * sorted keys stays in one warp's cached bin instead of U bins far apart). */
 template <typename T, typename Tally>
 __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* __restrict__ keys,
                                                  const double* __restrict__ values, int64_t n) {
     constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
-    const int64_t threads = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t base = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; base < n; base += U * threads) {
+    const int lane = (int)(threadIdx.x & 31u);
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
+    for (int64_t base = warp * (U * 32) + lane; base < n; base += warps * (U * 32)) {
         uint32_t k[U];
         double v[U];
         MCT_UNROLL
         for (int u = 0; u < U; ++u) {
-            const int64_t i = base + u * threads;
+            const int64_t i = base + u * 32;
             k[u] = i < n ? keys[i] : 0u;
             v[u] = i < n ? values[i] : 0.0;
         }
         MCT_UNROLL
         for (int u = 0; u < U; ++u)
-            if (base + u * threads < n) tally.add((int64_t)k[u], mct__from_f64<T>(v[u]));
+            if (base + u * 32 < n) tally.add((int64_t)k[u], mct__from_f64<T>(v[u]));
     }
 }
 
@@ -60,30 +65,46 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* _
  * f / width. Neighbouring lanes then add into neighbouring bins of one group
  * (a few memory sectors per atomic instruction instead of 32, and peers for
  * the aggregating methods), and the reads of a component stay in a few
- * sectors that the next rounds reuse. A group reaching past the bins is
- * dropped whole and flagged once (by the lane holding its component 0). */
+ * sectors that the next rounds reuse. A lane loads the keys and values of
+ * MCT_ADD_ITEMS_PER_LOAD rounds before it adds them, so the loads overlap. A
+ * group reaching past the bins is dropped whole and flagged once (by the lane
+ * holding its component 0). */
 template <typename T, typename Tally>
 __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_view_t& view,
                                                 const uint32_t* __restrict__ keys, const double* __restrict__ values,
                                                 int64_t n, int width, int64_t stride) {
+    constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
     const int lane = (int)(threadIdx.x & 31u);
     const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
     const int step_groups = 32 / width, step_comps = 32 % width;
     for (int64_t g0 = warp * 32; g0 < n; g0 += warps * 32) {
         int p = lane / width, c = lane % width; /* round 0: value `lane` */
-        for (int round = 0; round < width; ++round) {
-            const int64_t i = g0 + p;
-            if (i < n) {
-                const int64_t first = (int64_t)keys[i] * width;
-                if (first + width > view.nbins) {
-                    if (c == 0) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+        for (int round = 0; round < width; round += U) {
+            int64_t first[U]; /* the group's first bin; -1: no value in this round */
+            int comp[U];
+            double v[U];
+            MCT_UNROLL
+            for (int u = 0; u < U; ++u) {
+                const int64_t i = g0 + p;
+                first[u] = -1;
+                comp[u] = c;
+                if (round + u < width && i < n) {
+                    first[u] = (int64_t)keys[i] * width;
+                    v[u] = values[c * stride + i];
+                }
+                p += step_groups, c += step_comps; /* value f + 32 */
+                if (c >= width) c -= width, ++p;
+            }
+            MCT_UNROLL
+            for (int u = 0; u < U; ++u) {
+                if (first[u] < 0) continue;
+                if (first[u] + width > view.nbins) {
+                    if (comp[u] == 0) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
                 } else {
-                    tally.add(first + c, mct__from_f64<T>(values[c * stride + i]));
+                    tally.add(first[u] + comp[u], mct__from_f64<T>(v[u]));
                 }
             }
-            p += step_groups, c += step_comps; /* value f + 32 */
-            if (c >= width) c -= width, ++p;
         }
     }
 }

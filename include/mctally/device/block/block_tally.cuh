@@ -28,12 +28,28 @@
  *   global atomic per bin per block. What makes one hot bin or
  *   a handful of bins run at memory speed.
  * - block_reduce, larger B that fits in shared memory: the shared copy of
- *   `shared`, but lanes of a warp that hit the same bin are first summed in
- *   sub-trees (peers by __match_any_sync), so a hot bin costs one shared atomic
- *   per warp instead of one per lane. Larger B: as wib.
+ *   `shared`, with the warp's adds aggregated first (below), so a hot bin or
+ *   a run of equal keys costs no shared atomic per lane. Larger B: the same
+ *   aggregation straight into the global bins.
  * - warp_reduce, B <= MCT_BLOCK_TALLY_REGISTER_BINS: the register sums of
  *   block_reduce, reduced per warp in flush() (one global atomic per bin per
- *   warp, no barrier). Larger B: as wib (warp aggregation by bin).
+ *   warp, no barrier). Larger B: the aggregation below, into the global bins.
+ * Warp aggregation (block_reduce and warp_reduce above the register bins):
+ *   each warp keeps one bin's running sum in registers (the "cached bin",
+ *   warp-uniform, each lane holding its share of the sum). An add() by the
+ *   whole warp first lets the lanes whose bin is the cached one add into their
+ *   share (one ballot, no shuffle, no memory traffic); then the lanes sharing
+ *   the lowest remaining
+ *   lane's bin are summed and added with one atomic, and that bin becomes the
+ *   cached one when more lanes hit it than hit the cached bin; every other lane
+ *   adds its own value; the shares are summed (shuffles) only when the cached
+ *   bin changes and at flush(). So sorted keys and a hot bin cost a ballot per
+ *   add, uniform keys two ballots and a shuffle more than a plain atomic, and
+ *   the bounded work (two rounds, where the ballot loop of wag and wib runs one
+ *   round per distinct bin) keeps uniform keys near atomic speed. A warp that
+ *   calls add() with some lanes missing (divergent code) sums peers found by
+ *   __match_any_sync instead, in sub-trees, and leaves the cached bin alone.
+ *   flush() adds each warp's cached sum.
  * - kahan, when B pairs fit in shared memory: a block-private copy of the
  *   (sum, comp) pairs in shared memory; warp peers are summed in double, the
  *   group's leader does the Kahan step by a shared-memory CAS, and flush()
@@ -56,6 +72,7 @@
 #include "mctally/device/mct_add.cuh"
 #include "mctally/device/mct_shared.cuh"
 #include "mctally/device/warp/warp_reduce.cuh"
+#include "mctally/device/warp/warp_shfl.cuh"
 
 /** The method argument that means "view.method, at run time". */
 constexpr mct_method_t MCT_METHOD_FROM_VIEW = MCT_METHOD_COUNT;
@@ -67,7 +84,8 @@ constexpr mct_method_t MCT_METHOD_FROM_VIEW = MCT_METHOD_COUNT;
 enum mct__block_mode {
     MCT__BLOCK_PER_LANE,   /* nowhere: every add() is mct_add */
     MCT__BLOCK_SHARED,     /* shared-memory copy, one shared atomic per add() */
-    MCT__BLOCK_AGGREGATED, /* shared-memory copy, warp peers summed first */
+    MCT__BLOCK_AGGREGATED, /* shared-memory copy, warp aggregation first */
+    MCT__BLOCK_AGGREGATED_GLOBAL, /* warp aggregation into the global bins */
     MCT__BLOCK_REGISTERS,  /* per-thread sums in registers, reduced at flush() */
     MCT__BLOCK_KAHAN,      /* shared-memory copy of Kahan pairs, warp peers summed first */
 };
@@ -80,7 +98,8 @@ MCT_HD constexpr mct__block_mode mct__block_mode_of(mct_method_t m, int64_t nbin
            : (m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_WARP_REDUCE) && nbins <= MCT_BLOCK_TALLY_REGISTER_BINS
                ? MCT__BLOCK_REGISTERS
            : m == MCT_METHOD_BLOCK_REDUCE && (size_t)nbins * elem <= MCT_BLOCK_TALLY_SMEM_LIMIT ? MCT__BLOCK_AGGREGATED
-                                                                                              : MCT__BLOCK_PER_LANE;
+           : m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_WARP_REDUCE ? MCT__BLOCK_AGGREGATED_GLOBAL
+                                                                         : MCT__BLOCK_PER_LANE;
 }
 
 /** Dynamic shared memory of method m on nbins bins of elem-byte values: the
@@ -122,18 +141,35 @@ struct mct_block_tally {
     const mct__block_mode mode; /* warp- and block-uniform */
     T* bins_shared;             /* the block's copy, in the shared modes */
     T sums[register_bins];      /* this thread's sums, in the register mode */
+    int64_t cached_bin;         /* warp aggregation: the warp's cached bin (-1: none), */
+    T cached_sum;               /* and this lane's share of its sum */
+
+    /** Whether method M can run in mode x (every mode for the run-time form).
+     * Each test of the mode goes through in(), so that a fixed method
+     * compiles to its own mode's code alone even where the tally lives in
+     * memory (passed by pointer to a called function) and `mode` is a load. */
+    static MCT_HD constexpr bool can(mct__block_mode x) {
+        return M == MCT_METHOD_FROM_VIEW ||
+               (x == MCT__BLOCK_SHARED                ? M == MCT_METHOD_SHARED
+                : x == MCT__BLOCK_KAHAN               ? M == MCT_METHOD_KAHAN
+                : x == MCT__BLOCK_AGGREGATED          ? M == MCT_METHOD_BLOCK_REDUCE
+                : x == MCT__BLOCK_REGISTERS || x == MCT__BLOCK_AGGREGATED_GLOBAL
+                    ? M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE
+                    : M != MCT_METHOD_SHARED && M != MCT_METHOD_BLOCK_REDUCE && M != MCT_METHOD_WARP_REDUCE);
+    }
+    __device__ __forceinline__ bool in(mct__block_mode x) const { return can(x) && mode == x; }
 
     /** Every thread of the block, converged. */
     __device__ __forceinline__ explicit mct_block_tally(const mct_tally_view_t& v)
         : view(v), mode(mct__block_mode_of(M == MCT_METHOD_FROM_VIEW ? v.method : M, v.nbins, sizeof(T))),
-          bins_shared(NULL) {
+          bins_shared(NULL), cached_bin(-1), cached_sum(T(0)) {
         MCT_UNROLL
         for (int b = 0; b < register_bins; ++b) sums[b] = T(0);
-        if (mode == MCT__BLOCK_SHARED || mode == MCT__BLOCK_AGGREGATED) {
+        if (in(MCT__BLOCK_SHARED) || in(MCT__BLOCK_AGGREGATED)) {
             MCT_EXTERN_SHARED(T, smem);
             bins_shared = smem;
             mct_block_privatized_zero(bins_shared, view.nbins);
-        } else if (mode == MCT__BLOCK_KAHAN) {
+        } else if (in(MCT__BLOCK_KAHAN)) {
             MCT_EXTERN_SHARED(unsigned long long, smem);
             mct_block_privatized_zero(smem, view.nbins);
         }
@@ -141,7 +177,7 @@ struct mct_block_tally {
 
     /** Any lane, any time: bin += value (out-of-range bins dropped and flagged). */
     __device__ __forceinline__ void add(int64_t bin, T value) {
-        if (mode == MCT__BLOCK_PER_LANE) {
+        if (in(MCT__BLOCK_PER_LANE)) {
             if constexpr (M == MCT_METHOD_FROM_VIEW)
                 mct_add<T>(view, bin, value);
             else
@@ -152,19 +188,18 @@ struct mct_block_tally {
             mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
             return;
         }
-        if (mode == MCT__BLOCK_REGISTERS) {
+        if (in(MCT__BLOCK_REGISTERS)) {
             /* Predicated adds keep the sums in registers (an indexed store
              * would put them in local memory); the other bins add nothing, so
              * a NaN or Inf stays in its own bin. */
             MCT_UNROLL
             for (int b = 0; b < register_bins; ++b) sums[b] = mct_plus{}(sums[b], b == bin ? value : T(0));
-        } else if (mode == MCT__BLOCK_KAHAN) {
+        } else if (in(MCT__BLOCK_KAHAN)) {
             add_kahan(bin, value);
-        } else if (mode == MCT__BLOCK_AGGREGATED) {
-            const unsigned active = __activemask();
-            const unsigned peers = mct_warp_peers_match(active, (unsigned)bin);
-            const T group = mct_warp_segmented_reduce(active, peers, value);
-            if (mct_warp_is_leader(peers)) mct_atomic_add(bins_shared + bin, group);
+        } else if (in(MCT__BLOCK_AGGREGATED)) {
+            add_aggregated(bins_shared, bin, value);
+        } else if (in(MCT__BLOCK_AGGREGATED_GLOBAL)) {
+            add_aggregated((T*)view.bins, bin, value);
         } else {
             mct_atomic_add(bins_shared + bin, value);
         }
@@ -172,15 +207,68 @@ struct mct_block_tally {
 
     /** Every thread of the block, converged, once, after its last add(). */
     __device__ __forceinline__ void flush(void) {
-        if (mode == MCT__BLOCK_SHARED || mode == MCT__BLOCK_AGGREGATED)
+        if (in(MCT__BLOCK_AGGREGATED)) flush_cached(bins_shared);
+        if (in(MCT__BLOCK_AGGREGATED_GLOBAL)) flush_cached((T*)view.bins);
+        if (in(MCT__BLOCK_SHARED) || in(MCT__BLOCK_AGGREGATED))
             mct_block_privatized_flush(bins_shared, (T*)view.bins, view.nbins);
-        else if (mode == MCT__BLOCK_REGISTERS)
+        else if (in(MCT__BLOCK_REGISTERS))
             flush_registers();
-        else if (mode == MCT__BLOCK_KAHAN)
+        else if (in(MCT__BLOCK_KAHAN))
             flush_kahan();
     }
 
   private:
+    /** An atomic add of s unless it is zero (a NaN is added). */
+    static __device__ __forceinline__ void add_nonzero(T* bin, T s) {
+        if (s != T(0) || s != s) mct_atomic_add(bin, s);
+    }
+
+    /** Warp aggregation (see the file's comment) into `target`, the block's
+     * copy or the global bins (two call sites, so that each compiles to the
+     * atomics of its own memory instead of slower generic-address ones): the
+     * cached bin, then the lowest remaining lane's bin, then one atomic per
+     * lane left. */
+    __device__ __forceinline__ void add_aggregated(T* target, int64_t bin, T value) {
+        const unsigned active = __activemask();
+        if (active != 0xffffffffu) {
+            /* 32-bit keys where they suffice: the narrower match is the cheaper one. */
+            const unsigned peers = view.nbins <= 0xffffffffll ? mct_warp_peers_match(active, (unsigned)bin)
+                                                              : mct_warp_peers_match(active, (unsigned long long)bin);
+            const T group = mct_warp_segmented_reduce(active, peers, value);
+            if (mct_warp_is_leader(peers)) mct_atomic_add(target + bin, group);
+            return;
+        }
+        const bool in_cache = bin == cached_bin;
+        const unsigned cached = __ballot_sync(active, in_cache);
+        if (in_cache) cached_sum = mct_plus{}(cached_sum, value); /* each lane its own share */
+        const unsigned left = ~cached;
+        if (left == 0u) return;
+        const int first = __ffs((int)left) - 1;
+        const int64_t lead_bin = mct_shfl_idx(active, bin, first);
+        const bool in_lead = bin == lead_bin; /* never a cached lane: lead_bin is not cached_bin */
+        const unsigned lead = __ballot_sync(active, in_lead);
+        if (__popc(lead) > 1) {
+            if (__popc(lead) > __popc(cached)) { /* the busier bin takes the cache */
+                flush_cached(target);
+                cached_bin = lead_bin;
+                cached_sum = in_lead ? value : T(0);
+            } else {
+                const T s = mct_warp_reduce_sum(in_lead ? value : T(0), 32);
+                if (mct_lane() == 0) mct_atomic_add(target + lead_bin, s);
+            }
+            if (in_lead) return;
+        }
+        if (!in_cache) mct_atomic_add(target + bin, value);
+    }
+
+    /** The cached bin's sum (the lanes' shares, reduced) into target; a full
+     * warp, converged. Only full warps ever cache a bin. */
+    __device__ __forceinline__ void flush_cached(T* target) {
+        if (cached_bin < 0) return;
+        const T s = mct_warp_reduce_sum(cached_sum, 32);
+        if (mct_lane() == 0) add_nonzero(target + cached_bin, s);
+    }
+
     /** kahan: the warp's peers summed in double, one shared-memory Kahan CAS
      * by the group's leader. */
     __device__ __forceinline__ void add_kahan(int64_t bin, T value) {
