@@ -149,13 +149,11 @@ struct mct_block_tally {
      * compiles to its own mode's code alone even where the tally lives in
      * memory (passed by pointer to a called function) and `mode` is a load. */
     static MCT_HD constexpr bool can(mct__block_mode x) {
-        return M == MCT_METHOD_FROM_VIEW ||
-               (x == MCT__BLOCK_SHARED                ? M == MCT_METHOD_SHARED
-                : x == MCT__BLOCK_KAHAN               ? M == MCT_METHOD_KAHAN
-                : x == MCT__BLOCK_AGGREGATED          ? M == MCT_METHOD_BLOCK_REDUCE
-                : x == MCT__BLOCK_REGISTERS || x == MCT__BLOCK_AGGREGATED_GLOBAL
-                    ? M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE
-                    : M != MCT_METHOD_SHARED && M != MCT_METHOD_BLOCK_REDUCE && M != MCT_METHOD_WARP_REDUCE);
+        /* mct__block_mode_of depends on the bin count only through two
+         * thresholds: a count on each side of both gives every mode M has. */
+        return M == MCT_METHOD_FROM_VIEW || mct__block_mode_of(M, 1, sizeof(T)) == x ||
+               mct__block_mode_of(M, MCT_BLOCK_TALLY_REGISTER_BINS + 1, sizeof(T)) == x ||
+               mct__block_mode_of(M, MCT_BLOCK_TALLY_SMEM_LIMIT + 1, sizeof(T)) == x;
     }
     __device__ __forceinline__ bool in(mct__block_mode x) const { return can(x) && mode == x; }
 
