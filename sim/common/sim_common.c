@@ -15,7 +15,11 @@ double mct__sim_now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-mct_status_t mct__sim_check_shared(const mct_tally_desc_t* d) {
+mct_status_t mct__sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_desc_t* d) {
+    mct_status_t st = mct_tally_get_desc(tally, d);
+    if (st) return st;
+    if (d->bins != bins) return MCT_STATUS_INVALID_VALUE;
+    if (d->dtype != MCT_DTYPE_F32 && d->dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
     if (d->method == MCT_METHOD_SHARED && (size_t)d->bins * mct_dtype_size(d->dtype) > MCT_BLOCK_TALLY_SMEM_LIMIT)
         return MCT_STATUS_NOT_SUPPORTED;
     return MCT_STATUS_SUCCESS;

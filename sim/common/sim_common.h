@@ -15,9 +15,12 @@ extern "C" {
 /** Seconds on a monotonic clock. */
 double mct__sim_now_seconds(void);
 
-/** NOT_SUPPORTED when the tally's method is `shared` and its B bins do not fit
- * a block's shared memory (MCT_BLOCK_TALLY_SMEM_LIMIT); else SUCCESS. */
-mct_status_t mct__sim_check_shared(const mct_tally_desc_t* d);
+/** The checks every problem with a float tally makes: reads the tally's
+ * description into *d; INVALID_VALUE when it does not have `bins` bins,
+ * NOT_SUPPORTED when its dtype is not f32 or f64 or when its method is
+ * `shared` and the bins do not fit a block's shared memory
+ * (MCT_BLOCK_TALLY_SMEM_LIMIT); else SUCCESS. */
+mct_status_t mct__sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_desc_t* d);
 
 /** Replicated tallies: one replica per adding thread (`threads`) where they
  * fit; else as many as fit in half the free memory, which the threads then

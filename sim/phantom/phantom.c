@@ -58,12 +58,8 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
     if (!p || !tally) return MCT_STATUS_NULL_POINTER;
     if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
-    mct_status_t st = mct_tally_get_desc(tally, &d);
-    if (st) return st;
     const int64_t n = p->voxels;
-    if (d.bins != n * n * n) return MCT_STATUS_INVALID_VALUE;
-    if (d.dtype != MCT_DTYPE_F32 && d.dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
-    return mct__sim_check_shared(&d);
+    return mct__sim_check_float_tally(tally, n * n * n, &d);
 }
 
 static const mct__phantom_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {

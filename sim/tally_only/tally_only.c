@@ -40,11 +40,8 @@ mct_status_t mct_tally_only_check(const mct_tally_only_params_t* p, mct_tally_t 
     if (!p || !tally) return MCT_STATUS_NULL_POINTER;
     if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
-    mct_status_t st = mct_tally_get_desc(tally, &d);
+    const mct_status_t st = mct__sim_check_float_tally(tally, p->bins, &d);
     if (st) return st;
-    if (d.bins != p->bins) return MCT_STATUS_INVALID_VALUE;
-    if (d.dtype != MCT_DTYPE_F32 && d.dtype != MCT_DTYPE_F64) return MCT_STATUS_NOT_SUPPORTED;
-    if ((st = mct__sim_check_shared(&d))) return st;
     if (d.method == MCT_METHOD_SORT_REDUCE && d.pair_capacity < p->collisions) return MCT_STATUS_INVALID_VALUE;
     return MCT_STATUS_SUCCESS;
 }

@@ -131,15 +131,7 @@ static void test_sorted_counts(void) {
 }
 
 static void test_cuda_when_present(void) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.backend = MCT_BACKEND_CUDA;
-    mct_tally_t probe = NULL;
-    if (mct_tally_create(&probe, &d) != MCT_STATUS_SUCCESS) {
-        printf("cuda: no GPU here, skipped\n");
-        return;
-    }
-    mct_tally_destroy(probe);
+    if (!sim_test_have_cuda()) return;
     for (int pat = 0; pat < MCT_SCATTER_PATTERN_COUNT; ++pat) {
         mct_scatter_params_t p;
         params(&p, 200000, 1000, 9, (mct_scatter_pattern_t)pat);

@@ -159,15 +159,7 @@ static void test_methods_and_backends(void) {
 /* The same seed on the GPU, where there is one: fixed bins bitwise equal to
  * the CPU's. */
 static void test_cuda_when_present(void) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.backend = MCT_BACKEND_CUDA;
-    mct_tally_t probe = NULL;
-    if (mct_tally_create(&probe, &d) != MCT_STATUS_SUCCESS) {
-        printf("cuda: no GPU here, skipped\n");
-        return;
-    }
-    mct_tally_destroy(probe);
+    if (!sim_test_have_cuda()) return;
     mct_tally_only_params_t p;
     mct_tally_only_params_init(&p);
     p.particles = 300000;
