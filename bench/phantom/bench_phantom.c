@@ -33,7 +33,7 @@
 typedef struct {
     double scale;      /* multiplies every history count (quick runs) */
     double cap_s;      /* a case predicted to run longer than this is skipped */
-    const char* methods; /* Table II's methods (comma-separated names), NULL: all */
+    int table2_method[MCT_METHOD_COUNT]; /* Table II runs method m when set (all by default) */
     int reps;
     int tables[5];     /* tables[2..4]: run that table */
     const char* out;
@@ -196,18 +196,10 @@ static void table4(cJSON* cases, const bench_args_t* a) {
     }
 }
 
-/* Whether `name` is one of the comma-separated names of `list`. */
-static int name_listed(const char* list, const char* name) {
-    const size_t len = strlen(name);
-    for (const char* s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
-        if (!strncmp(s, name, len) && (s[len] == ',' || s[len] == '\0')) return 1;
-    return 0;
-}
-
 static int parse_args(int argc, char** argv, bench_args_t* a) {
     a->scale = 1.0;
     a->cap_s = 60.0;
-    a->methods = NULL;
+    for (int m = 0; m < MCT_METHOD_COUNT; ++m) a->table2_method[m] = 1;
     a->reps = 3;
     a->tables[2] = a->tables[3] = a->tables[4] = 1;
     a->out = NULL;
@@ -234,14 +226,16 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
             const char* s = argv[++i];
             a->tables[2] = strchr(s, '2') != NULL, a->tables[3] = strchr(s, '3') != NULL, a->tables[4] = strchr(s, '4') != NULL;
         } else if (!strcmp(argv[i], "--methods")) {
-            a->methods = argv[++i];
-            for (const char* m = a->methods; m; m = strchr(m, ',') ? strchr(m, ',') + 1 : NULL) {
+            const char* list = argv[++i];
+            for (int m = 0; m < MCT_METHOD_COUNT; ++m) a->table2_method[m] = 0;
+            for (const char* m = list; m; m = strchr(m, ',') ? strchr(m, ',') + 1 : NULL) {
                 mct_method_t parsed;
                 char name[32];
                 const size_t len = strcspn(m, ",");
                 snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), m);
                 if (mct_method_from_name(name, &parsed) != MCT_STATUS_SUCCESS)
                     return fprintf(stderr, "mctally: bench phantom: unknown method '%s' in --methods\n", name), 1;
+                a->table2_method[parsed] = 1;
             }
         } else if (!strcmp(argv[i], "--cap")) {
             a->cap_s = atof(argv[++i]);
@@ -283,7 +277,7 @@ int mct_bench_phantom(int argc, char** argv) {
         int n = 0;
         for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
             const mct_dtype_t dt = (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
-            if (a.methods && !name_listed(a.methods, mct_method_name((mct_method_t)m))) continue;
+            if (!a.table2_method[m]) continue;
             if (mct_method_supports((mct_method_t)m, dt, MCT_BACKEND_CUDA) == MCT_STATUS_SUCCESS) all[n++] = (mct_method_t)m;
         }
         tests_2_to_4(cases, "table2", all, n, (int64_t)(4e6 * a.scale), &a);

@@ -42,8 +42,9 @@
  *   the lowest remaining lane's bin are summed and added with one atomic, and
  *   that bin becomes the cached one when more lanes hit it than hit the cached
  *   bin; every other lane adds its own value. The shares are summed (shuffles)
- *   only when the cached bin changes and at flush(). So sorted keys and a hot bin cost a ballot per
- *   add, uniform keys two ballots and a shuffle more than a plain atomic, and
+ *   only when the cached bin changes and at flush(). So sorted keys and a hot
+ *   bin cost a ballot per add, uniform keys two ballots and a shuffle more
+ *   than a plain atomic, and
  *   the bounded work (two rounds, where the ballot loop of wag and wib runs one
  *   round per distinct bin) keeps uniform keys near atomic speed. A warp that
  *   calls add() with some lanes missing (divergent code) sums peers found by
