@@ -146,6 +146,35 @@ scatter_json=$(ls "$OUT"/bench_scatter.json "$OUT"/bench_mpc.json 2>/dev/null)
   --command "scripts/gpu_suite.sh (stage bench_scatter)" $scatter_json >"$OUT/bench_scatter.md"
 fi
 
+# Nsight Compute on the kernels whose speed an issue's goal names (not in the
+# default stages): the phantom's transport (FP64 engine, 100^3 voxels, and
+# block_reduce at 2^3) and the scatter's add kernel on 1000 bins. One text
+# report per case in $OUT/profile/.
+if stage profile; then
+mkdir -p "$OUT/profile"
+NCU="ncu --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+  --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section InstructionStats"
+profile_scatter() { # NAME METHOD PATTERN BINS WIDTH
+  sed -e "s/^bins = .*/bins = $4/" -e "s/^pattern = .*/pattern = $3/" -e "s/^width = .*/width = $5/" \
+    examples/scatter.ini >"/tmp/mct-prof-$1.ini"
+  $NCU --kernel-name regex:mct_kernel_add_arrays "$MCT" run "/tmp/mct-prof-$1.ini" --backend cuda --method $2 \
+    --histories 1e7 --batches 1 --out "/tmp/mct-prof-$1" >"$OUT/profile/$1.txt" 2>&1
+}
+profile_phantom() { # NAME INI ARGS...
+  local name=$1 ini=$2; shift 2
+  $NCU --kernel-name regex:mct_phantom_kernel "$MCT" run "$ini" --backend cuda --batches 1 "$@" \
+    --out "/tmp/mct-prof-$name" >"$OUT/profile/$name.txt" 2>&1
+}
+step profile_scatter_hot profile_scatter scatter_1000_hot block_reduce hot 1000 1
+step profile_scatter_uniform profile_scatter scatter_1000_uniform block_reduce uniform 1000 1
+step profile_scatter_shared profile_scatter scatter_1000_shared shared uniform 1000 1
+step profile_mpc profile_scatter mpc_uniform block_reduce uniform 1000000 9
+step profile_phantom_fp64 profile_phantom phantom_fp64 examples/phantom_test2.ini --histories 2e5
+step profile_phantom_fp32 profile_phantom phantom_fp32 examples/phantom_test2.ini --histories 2e5 --dtype f32
+step profile_phantom_t4 profile_phantom phantom_t4_block_reduce examples/phantom_test4.ini --histories 2e5 \
+  --method block_reduce
+fi
+
 # Liu 2018 test 1 (T1 of Tables II and III), then its Markdown and bar chart.
 if stage bench_tally_only; then
 step bench_tally_only env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \

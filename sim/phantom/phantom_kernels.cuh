@@ -31,9 +31,9 @@
  * reach the counters, so the transport cannot be optimized away). The branch
  * is uniform over the grid. The add is inlined at the transport's one deposit
  * site (deposit_segment), which is compiled once and called. */
-template <typename T, mct_method_t M>
+template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
-    mct_block_tally<T, M>* tally;
+    mct_block_tally<T, M, MODE>* tally;
     int discard;
     template <typename R>
     __device__ __forceinline__ void add(int64_t voxel, R e) {
@@ -111,14 +111,15 @@ typedef struct {
 #endif
 
 /** Histories [first, first + n): transport precision R, tally type T, tally
- * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add). */
-template <typename R, typename T, mct_method_t M>
+ * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add) in block
+ * tally mode MODE (MCT__BLOCK_ANY_MODE: the method's, found at run time). */
+template <typename R, typename T, mct_method_t M, mct__block_mode MODE>
 static __global__ void MCT__PH_MAX_REGISTERS
 mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::tables_t tb,
                    MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
                    MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, mct__phantom_device_counters_t* out) {
-    mct_block_tally<T, M> tally(view);
-    mct__phantom_sink<T, M> sink = {&tally, discard};
+    mct_block_tally<T, M, MODE> tally(view);
+    mct__phantom_sink<T, M, MODE> sink = {&tally, discard};
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* One step per pass; a thread whose history ends starts its next one in
      * the same pass, so no lane idles until the warp's longest history ends. */
@@ -151,17 +152,25 @@ static inline size_t mct__phantom_smem(const mct_tally_view_t& view) {
     return mct_block_tally_smem_bytes<T>(view);
 }
 
-/** The kernel for the view: `atomic` (the paper's FP64 and FP32 engines) has
- * its own instance, whose add is one atomic instruction; every other method
- * shares the instance that picks the method at each add. */
+/** The kernel for the view. The methods of the paper's engines and the one
+ * built for few bins have their own instances: `atomic` (FP64 and FP32
+ * engines; its add is one atomic instruction), `kahan` (KAS engine) and
+ * `block_reduce` on few bins (per-thread register sums, test 4). Every other
+ * method shares the instance that picks the method at each add, whose larger
+ * code makes the transport itself slower. */
 template <typename R>
 using mct__phantom_kernel_t = void (*)(typename mct__phantom_real<R>::tables_t, typename mct__phantom_real<R>::geom_t,
                                        uint64_t, int64_t, mct_tally_view_t, int, mct__phantom_device_counters_t*);
 
 template <typename R, typename T>
 static inline mct__phantom_kernel_t<R> mct__phantom_kernel_for(const mct_tally_view_t& view) {
-    return view.method == MCT_METHOD_ATOMIC ? mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC>
-                                            : mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW>;
+    if (view.method == MCT_METHOD_ATOMIC) return mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC, MCT__BLOCK_ANY_MODE>;
+    if (view.method == MCT_METHOD_BLOCK_REDUCE &&
+        mct__block_mode_of(view.method, view.nbins, sizeof(T)) == MCT__BLOCK_REGISTERS)
+        return mct_phantom_kernel<R, T, MCT_METHOD_BLOCK_REDUCE, MCT__BLOCK_REGISTERS>;
+    if constexpr (std::is_same<T, float>::value)
+        if (view.method == MCT_METHOD_KAHAN) return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT__BLOCK_ANY_MODE>;
+    return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT__BLOCK_ANY_MODE>;
 }
 
 /** Launches the kernel for the view's type and method (no synchronization). */

@@ -30,18 +30,25 @@
 #endif
 
 
-/* Enough blocks to fill the GPU a few times over; the grid-stride loop does
- * the rest. (Fixed and integer results do not depend on it; float methods
- * other than sort_reduce do not promise anything across launch shapes.) */
-static unsigned add_grid(int64_t n) {
-    int device = 0, sms = 1;
+/* One wave: as many blocks as can be resident at once (from the kernel's own
+ * occupancy), fewer when n needs fewer; the grid-stride loop does the rest.
+ * A block that lives for the whole add zeroes and flushes its shared copy
+ * once, and no partial last wave idles SMs. (Fixed and integer results do
+ * not depend on the grid; float methods other than sort_reduce do not
+ * promise anything across launch shapes.) */
+template <typename Kernel>
+static unsigned add_grid(Kernel kernel, size_t smem, int64_t n) {
+    int device = 0, sms = 1, per_sm = 1;
     if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1) {
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1 ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, MCT_ADD_THREADS, smem) != cudaSuccess ||
+        per_sm < 1) {
         cudaGetLastError();
-        sms = 1;
+        sms = sms < 1 ? 1 : sms;
+        per_sm = 1;
     }
     const int64_t need = (n + MCT_ADD_THREADS - 1) / MCT_ADD_THREADS;
-    const int64_t cap = (int64_t)sms * 8;
+    const int64_t cap = (int64_t)sms * per_sm;
     return (unsigned)(need < cap ? need : cap);
 }
 
@@ -53,17 +60,34 @@ typedef struct {
     int width;
 } add_job_t;
 
+template <typename T, mct_method_t M, mct__block_mode MODE>
+static mct_status_t add_arrays_launch_mode(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
+    const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
+    if (smem > MCT_BLOCK_TALLY_SMEM_LIMIT) return MCT_STATUS_TOO_LARGE;
+    const auto kernel = mct_kernel_add_arrays<T, M, MODE>;
+    MCT_LAUNCH(((*kernel)), add_grid(kernel, smem, j->n), MCT_ADD_THREADS, smem, stream, *view, j->keys, j->values,
+               j->n, j->width, j->stride);
+    return MCT_LAUNCH_CHECK();
+}
+
+/* block_reduce and warp_reduce get an instance per mode, the other methods
+ * one instance that covers their modes. */
 template <typename T, mct_method_t M>
 static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
     if constexpr (!mct_method_serves<T, M>()) {
         (void)view, (void)j, (void)stream;
         return MCT_STATUS_NOT_SUPPORTED;
+    } else if constexpr (M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE) {
+        switch (mct__block_mode_of(M, view->nbins, sizeof(T))) {
+        case MCT__BLOCK_REGISTERS: return add_arrays_launch_mode<T, M, MCT__BLOCK_REGISTERS>(view, j, stream);
+        case MCT__BLOCK_AGGREGATED:
+            if constexpr (M == MCT_METHOD_BLOCK_REDUCE)
+                return add_arrays_launch_mode<T, M, MCT__BLOCK_AGGREGATED>(view, j, stream);
+            return MCT_STATUS_INTERNAL_ERROR;
+        default: return add_arrays_launch_mode<T, M, MCT__BLOCK_AGGREGATED_GLOBAL>(view, j, stream);
+        }
     } else {
-        const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
-        if (smem > MCT_BLOCK_TALLY_SMEM_LIMIT) return MCT_STATUS_TOO_LARGE;
-        MCT_LAUNCH((mct_kernel_add_arrays<T, M>), add_grid(j->n), MCT_ADD_THREADS, smem, stream, *view, j->keys,
-                   j->values, j->n, j->width, j->stride);
-        return MCT_LAUNCH_CHECK();
+        return add_arrays_launch_mode<T, M, MCT__BLOCK_ANY_MODE>(view, j, stream);
     }
 }
 

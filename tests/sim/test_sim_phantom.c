@@ -229,6 +229,16 @@ static void test_backends_and_shapes(void) {
         ASSERT_LE_F64(balance(&r), cases[i].tol);
         mct_phantom_result_free(&r);
     }
+    /* 2^3 voxels: block_reduce's own kernel instance (register sums), and
+     * warp_reduce's register sums in the instance that picks at each add. */
+    mct_phantom_params_t few = small(2, 64);
+    const mct_method_t few_methods[] = {MCT_METHOD_BLOCK_REDUCE, MCT_METHOD_WARP_REDUCE};
+    for (size_t i = 0; i < 2; ++i) {
+        r = run(&few, MCT_BACKEND_EMULATED, few_methods[i], MCT_DTYPE_F64);
+        printf("emulated 2^3 %s f64: balance %.2e\n", mct_method_name(few_methods[i]), balance(&r));
+        ASSERT_LE_F64(balance(&r), 1e-9);
+        mct_phantom_result_free(&r);
+    }
 }
 
 static void test_refusals(void) {

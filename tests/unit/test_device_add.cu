@@ -88,20 +88,37 @@ static void check_arrays(const arrays& a, int64_t nbins) {
 }
 
 /** The grouped form: the first n/width keys each name `width` consecutive
- * bins, component c of group i read from a.vals[c * stride + i]. */
+ * bins, component c of group i read from a.vals[c * stride + i]. past_end:
+ * the tally ends one bin short of the largest key's last component, so that
+ * key's groups reach past its end: they are dropped whole and flagged, the
+ * others still add. */
 template <typename T, mct_method_t M>
-static void check_grouped(const arrays& a, int64_t nbins, int width) {
+static void check_grouped(const arrays& a, int64_t nbins, int width, bool past_end = false) {
     const int64_t groups = (int64_t)a.keys.size() / width, stride = groups;
-    harness_tally t = harness_tally_create(M, harness_dtype<T>(), sizeof(T), nbins * width,
+    int64_t last_key = 0;
+    for (int64_t i = 0; i < groups; ++i) last_key = a.keys[i] > last_key ? a.keys[i] : last_key;
+    const int64_t total = past_end ? (last_key + 1) * width - 1 : nbins * width;
+    harness_tally t = harness_tally_create(M, harness_dtype<T>(), sizeof(T), total,
                                            M == MCT_METHOD_REPLICATED ? 64 : 0, groups * width, 24);
     snprintf(harness_case_text, sizeof harness_case_text, "grouped: method %s, %zu-byte type, width %d, bins %lld",
-             mct_method_name(M), sizeof(T), width, (long long)(nbins * width));
+             mct_method_name(M), sizeof(T), width, (long long)total);
     ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, groups, width, stride, NULL), MCT_STATUS_SUCCESS);
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<harness_contrib> reached;
-    for (int64_t i = 0; i < groups; ++i)
+    bool dropped = false;
+    for (int64_t i = 0; i < groups; ++i) {
+        if ((int64_t)a.keys[i] * width + width > total) {
+            dropped = true;
+            continue;
+        }
         for (int c = 0; c < width; ++c)
             reached.push_back({(int64_t)a.keys[i] * width + c, converted<T>(a.vals[c * stride + i])});
+    }
+    if (past_end) {
+        ASSERT_TRUE(dropped); /* the case tests what it claims */
+        ASSERT_EQ_I64(harness_flags(t), MCT_TALLY_FLAG_OUT_OF_RANGE);
+        CHECK_CUDA(cudaMemset(t.view.flags, 0, sizeof(unsigned)));
+    }
     harness_check<T>(t, reached);
     harness_tally_free(t);
 }
@@ -140,6 +157,9 @@ static void aggregation_patterns(int64_t n, int64_t nbins) {
         check_arrays<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins);
         check_arrays<T, MCT_METHOD_WARP_REDUCE>(a, nbins);
         check_grouped<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 3);
+        check_grouped<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 9, true);
+        check_grouped<T, MCT_METHOD_WARP_REDUCE>(a, nbins, 2, true);
+        check_grouped<T, MCT_METHOD_ATOMIC>(a, nbins, 3, true);
         free_arrays(a);
     }
 }

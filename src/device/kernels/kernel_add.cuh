@@ -109,23 +109,89 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
     }
 }
 
+/* Blocks per SM the aggregation into a shared copy is compiled for: its adds
+ * wait on loads and shared-memory atomics, so more resident warps hide more
+ * of that latency (the register cap costs a few bytes of spills, in cold
+ * code). Measured on the H100: +8-10 % at 1000 bins; the aggregation into
+ * global bins ran 2-6 % slower under the same cap, so it has none. */
+#ifndef MCT_ADD_AGGREGATED_MIN_BLOCKS
+#define MCT_ADD_AGGREGATED_MIN_BLOCKS 5
+#endif
+/* Threads an SM can hold, by the architecture being compiled (1024 on Turing,
+ * 1536 on sm_86/87/89, 2048 elsewhere): the request stays within it. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define MCT__ADD_SM_THREADS 1024
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#define MCT__ADD_SM_THREADS 1536
+#else
+#define MCT__ADD_SM_THREADS 2048
+#endif
+MCT_HD constexpr int mct__add_min_blocks(mct__block_mode mode) {
+    return mode != MCT__BLOCK_AGGREGATED ? 1
+           : MCT_ADD_AGGREGATED_MIN_BLOCKS * MCT_ADD_THREADS > MCT__ADD_SM_THREADS
+               ? MCT__ADD_SM_THREADS / MCT_ADD_THREADS
+               : MCT_ADD_AGGREGATED_MIN_BLOCKS;
+}
+
+/** The same adds for a tally that aggregates a warp's adds (block_reduce and
+ * warp_reduce above the register bins): a warp takes 32 groups, finds once
+ * which of them share a key (one __match_any_sync), then adds component by
+ * component, each lane one group's value (coalesced reads of that
+ * component), the values of groups sharing a key summed by the segmented
+ * reduction: one atomic per distinct key per component. Sorted keys then
+ * cost a handful of atomics per 32 groups and component, where the
+ * group-by-group walk met 9 different bins in turn and kept none cached. */
+template <typename T, typename Tally>
+__device__ __forceinline__ void mct__add_groups_by_component(Tally& tally, const mct_tally_view_t& view,
+                                                             const uint32_t* __restrict__ keys,
+                                                             const double* __restrict__ values, int64_t n, int width,
+                                                             int64_t stride) {
+    constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
+    const int lane = (int)(threadIdx.x & 31u);
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
+    for (int64_t g0 = warp * 32; g0 < n; g0 += warps * 32) {
+        const int64_t i = g0 + lane;
+        const uint32_t key = i < n ? keys[i] : 0u;
+        const int64_t first = (int64_t)key * width;
+        const bool in_range = first + width <= view.nbins;
+        if (i < n && !in_range) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+        const unsigned active = __ballot_sync(0xffffffffu, i < n && in_range);
+        if (!(i < n && in_range)) continue;
+        const unsigned peers = mct_warp_peers_match(active, key);
+        for (int c0 = 0; c0 < width; c0 += U) {
+            double v[U];
+            MCT_UNROLL
+            for (int u = 0; u < U; ++u) v[u] = c0 + u < width ? values[(c0 + u) * stride + i] : 0.0;
+            MCT_UNROLL
+            for (int u = 0; u < U; ++u)
+                if (c0 + u < width) tally.add_peers(active, peers, first + c0 + u, mct__from_f64<T>(v[u]));
+        }
+    }
+}
+
 /** Grid-stride adds of n groups of `width` values: bin keys[i] * width + c +=
  * values[c * stride + i] (width 1: bin keys[i] += values[i]), each value first
  * converted to the tally's dtype (so every method, fixed and sort_reduce
- * included, adds what the tally's type can hold), through mct_block_tally<T, M>
- * (shared, block_reduce, warp_reduce and kahan keep the block's sums, every
- * other method is mct_add). Blocks of a multiple of 32 threads. Dynamic shared
- * memory: mct_block_tally_smem_bytes<T, M>(nbins). */
-template <typename T, mct_method_t M>
-static __global__ void mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* __restrict__ keys,
+ * included, adds what the tally's type can hold), through
+ * mct_block_tally<T, M, MODE> (shared, block_reduce, warp_reduce and kahan
+ * keep the block's sums, every other method is mct_add; MODE, when fixed,
+ * must be the one mct__block_mode_of gives for the view). Blocks of a
+ * multiple of 32 threads. Dynamic shared memory:
+ * mct_block_tally_smem_bytes<T, M>(nbins). */
+template <typename T, mct_method_t M, mct__block_mode MODE>
+static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MODE)) mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* __restrict__ keys,
                                              const double* __restrict__ values, int64_t n, int width,
                                              int64_t stride) {
-    mct_block_tally<T, M> tally(view);
+    mct_block_tally<T, M, MODE> tally(view);
     if (width == 1) {
         /* A key past the bins is flagged by add(). */
         mct__add_singles<T>(tally, keys, values, n);
     } else {
-        mct__add_groups<T>(tally, view, keys, values, n, width, stride);
+        if constexpr (MODE == MCT__BLOCK_AGGREGATED || MODE == MCT__BLOCK_AGGREGATED_GLOBAL)
+            mct__add_groups_by_component<T>(tally, view, keys, values, n, width, stride);
+        else
+            mct__add_groups<T>(tally, view, keys, values, n, width, stride);
     }
     tally.flush();
 }

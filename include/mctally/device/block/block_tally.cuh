@@ -88,6 +88,7 @@ enum mct__block_mode {
     MCT__BLOCK_AGGREGATED_GLOBAL, /* warp aggregation into the global bins */
     MCT__BLOCK_REGISTERS,  /* per-thread sums in registers, reduced at flush() */
     MCT__BLOCK_KAHAN,      /* shared-memory copy of Kahan pairs, warp peers summed first */
+    MCT__BLOCK_ANY_MODE,   /* template argument: the mode is found at run time */
 };
 
 /** The mode of method m on nbins bins of elem-byte values (host and device). */
@@ -127,15 +128,36 @@ MCT_HD inline size_t mct_block_tally_smem_bytes(const mct_tally_view_t& view) {
     return mct__block_tally_smem(view.method, view.nbins, sizeof(T));
 }
 
-template <typename T, mct_method_t M = MCT_METHOD_FROM_VIEW>
+/** Whether mct_block_tally<T, M, MODE> can run in mode x: MODE alone when
+ * fixed, every mode of method M otherwise (every mode for the run-time form). */
+template <typename T, mct_method_t M, mct__block_mode MODE>
+MCT_HD constexpr bool mct__block_can(mct__block_mode x) {
+    /* mct__block_mode_of depends on the bin count only through two
+     * thresholds: a count on each side of both gives every mode M has. */
+    return MODE != MCT__BLOCK_ANY_MODE
+               ? MODE == x
+               : M == MCT_METHOD_FROM_VIEW || mct__block_mode_of(M, 1, sizeof(T)) == x ||
+                     mct__block_mode_of(M, MCT_BLOCK_TALLY_REGISTER_BINS + 1, sizeof(T)) == x ||
+                     mct__block_mode_of(M, MCT_BLOCK_TALLY_SMEM_LIMIT + 1, sizeof(T)) == x;
+}
+
+/** MODE (optional) fixes the mode at compile time, for a kernel instance the
+ * host picks by mct__block_mode_of(M, nbins, sizeof(T)): the instance then
+ * holds no registers and no code for the other modes (block_reduce's eight
+ * register sums would otherwise stay live in an instance that aggregates). */
+template <typename T, mct_method_t M = MCT_METHOD_FROM_VIEW, mct__block_mode MODE = MCT__BLOCK_ANY_MODE>
 struct mct_block_tally {
     static_assert(M == MCT_METHOD_FROM_VIEW || mct_method_serves<T, M>(),
                   "this tally method cannot add values of this type");
-    /* Register sums exist only where the method may need them. */
+    static_assert(MODE == MCT__BLOCK_ANY_MODE || M != MCT_METHOD_FROM_VIEW,
+                  "a fixed mode needs a fixed method");
+    /* Each test of the mode goes through in(), so that an instance compiles to
+     * its own modes' code alone even where the tally lives in memory (passed
+     * by pointer to a called function) and `mode` is a load. */
+    static MCT_HD constexpr bool can(mct__block_mode x) { return mct__block_can<T, M, MODE>(x); }
+    /* Register sums exist only where the mode may need them. */
     static constexpr int register_bins =
-        (M == MCT_METHOD_FROM_VIEW || M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE)
-            ? MCT_BLOCK_TALLY_REGISTER_BINS
-            : 1;
+        mct__block_can<T, M, MODE>(MCT__BLOCK_REGISTERS) ? MCT_BLOCK_TALLY_REGISTER_BINS : 1;
 
     const mct_tally_view_t& view;
     const mct__block_mode mode; /* warp- and block-uniform */
@@ -144,22 +166,13 @@ struct mct_block_tally {
     int64_t cached_bin;         /* warp aggregation: the warp's cached bin (-1: none), */
     T cached_sum;               /* and this lane's share of its sum */
 
-    /** Whether method M can run in mode x (every mode for the run-time form).
-     * Each test of the mode goes through in(), so that a fixed method
-     * compiles to its own mode's code alone even where the tally lives in
-     * memory (passed by pointer to a called function) and `mode` is a load. */
-    static MCT_HD constexpr bool can(mct__block_mode x) {
-        /* mct__block_mode_of depends on the bin count only through two
-         * thresholds: a count on each side of both gives every mode M has. */
-        return M == MCT_METHOD_FROM_VIEW || mct__block_mode_of(M, 1, sizeof(T)) == x ||
-               mct__block_mode_of(M, MCT_BLOCK_TALLY_REGISTER_BINS + 1, sizeof(T)) == x ||
-               mct__block_mode_of(M, MCT_BLOCK_TALLY_SMEM_LIMIT + 1, sizeof(T)) == x;
-    }
     __device__ __forceinline__ bool in(mct__block_mode x) const { return can(x) && mode == x; }
 
     /** Every thread of the block, converged. */
     __device__ __forceinline__ explicit mct_block_tally(const mct_tally_view_t& v)
-        : view(v), mode(mct__block_mode_of(M == MCT_METHOD_FROM_VIEW ? v.method : M, v.nbins, sizeof(T))),
+        : view(v), mode(MODE != MCT__BLOCK_ANY_MODE
+                            ? MODE
+                            : mct__block_mode_of(M == MCT_METHOD_FROM_VIEW ? v.method : M, v.nbins, sizeof(T))),
           bins_shared(NULL), cached_bin(-1), cached_sum(T(0)) {
         MCT_UNROLL
         for (int b = 0; b < register_bins; ++b) sums[b] = T(0);
@@ -201,6 +214,19 @@ struct mct_block_tally {
         } else {
             mct_atomic_add(bins_shared + bin, value);
         }
+    }
+
+    /** The lanes of `active` (all calling, converged), each adding into its
+     * bin, with `peers` the lanes of `active` whose bin is the same (as from
+     * mct_warp_peers_match): the aggregating modes sum each peer group in the
+     * warp and add it once; the other modes add lane by lane. */
+    __device__ __forceinline__ void add_peers(unsigned active, unsigned peers, int64_t bin, T value) {
+        if (in(MCT__BLOCK_AGGREGATED))
+            add_peer_group(bins_shared, active, peers, bin, value);
+        else if (in(MCT__BLOCK_AGGREGATED_GLOBAL))
+            add_peer_group((T*)view.bins, active, peers, bin, value);
+        else
+            add(bin, value);
     }
 
     /** Every thread of the block, converged, once, after its last add(). */
@@ -257,6 +283,21 @@ struct mct_block_tally {
             if (in_lead) return;
         }
         if (!in_cache) mct_atomic_add(target + bin, value);
+    }
+
+    /** add_peers into `target` (the shared copy or the global bins, two call
+     * sites as in add_aggregated): the segmented reduction only where some
+     * lane has a peer. */
+    __device__ __forceinline__ void add_peer_group(T* target, unsigned active, unsigned peers, int64_t bin, T value) {
+        if (__any_sync(active, peers != (1u << mct_lane()))) {
+            value = mct_warp_segmented_reduce(active, peers, value);
+            if (!mct_warp_is_leader(peers)) return;
+        }
+        if (bin < 0 || bin >= view.nbins) {
+            mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+            return;
+        }
+        mct_atomic_add(target + bin, value);
     }
 
     /** The cached bin's sum (the lanes' shares, reduced) into target; a full
