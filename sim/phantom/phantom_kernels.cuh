@@ -30,14 +30,16 @@
  * time), or nowhere in the benchmark's discarding launch (the values still
  * reach the counters, so the transport cannot be optimized away). The branch
  * is uniform over the grid. The add is inlined at the transport's one deposit
- * site (deposit_segment), which is compiled once and called. */
+ * site (deposit_segment), which is compiled once and called; the tally it
+ * reaches through this pointer therefore lives in the thread's local memory,
+ * where a register-sum add is best one indexed sum (add_in_memory). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
     mct_block_tally<T, M, MODE>* tally;
     int discard;
     template <typename R>
     __device__ __forceinline__ void add(int64_t voxel, R e) {
-        if (!discard) tally->add(voxel, (T)e);
+        if (!discard) tally->add_in_memory(voxel, (T)e); /* the tally is in memory: see the kernel */
     }
 };
 

@@ -133,43 +133,6 @@ MCT_HD constexpr int mct__add_min_blocks(mct__block_mode mode) {
                : MCT_ADD_AGGREGATED_MIN_BLOCKS;
 }
 
-/** The same adds for a tally that aggregates a warp's adds (block_reduce and
- * warp_reduce above the register bins): a warp takes 32 groups, finds once
- * which of them share a key (one __match_any_sync), then adds component by
- * component, each lane one group's value (coalesced reads of that
- * component), the values of groups sharing a key summed by the segmented
- * reduction: one atomic per distinct key per component. Sorted keys then
- * cost a handful of atomics per 32 groups and component, where the
- * group-by-group walk met 9 different bins in turn and kept none cached. */
-template <typename T, typename Tally>
-__device__ __forceinline__ void mct__add_groups_by_component(Tally& tally, const mct_tally_view_t& view,
-                                                             const uint32_t* __restrict__ keys,
-                                                             const double* __restrict__ values, int64_t n, int width,
-                                                             int64_t stride) {
-    constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
-    const int lane = (int)(threadIdx.x & 31u);
-    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
-    for (int64_t g0 = warp * 32; g0 < n; g0 += warps * 32) {
-        const int64_t i = g0 + lane;
-        const uint32_t key = i < n ? keys[i] : 0u;
-        const int64_t first = (int64_t)key * width;
-        const bool in_range = first + width <= view.nbins;
-        if (i < n && !in_range) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
-        const unsigned active = __ballot_sync(0xffffffffu, i < n && in_range);
-        if (!(i < n && in_range)) continue;
-        const unsigned peers = mct_warp_peers_match(active, key);
-        for (int c0 = 0; c0 < width; c0 += U) {
-            double v[U];
-            MCT_UNROLL
-            for (int u = 0; u < U; ++u) v[u] = c0 + u < width ? values[(c0 + u) * stride + i] : 0.0;
-            MCT_UNROLL
-            for (int u = 0; u < U; ++u)
-                if (c0 + u < width) tally.add_peers(active, peers, first + c0 + u, mct__from_f64<T>(v[u]));
-        }
-    }
-}
-
 /** Grid-stride adds of n groups of `width` values: bin keys[i] * width + c +=
  * values[c * stride + i] (width 1: bin keys[i] += values[i]), each value first
  * converted to the tally's dtype (so every method, fixed and sort_reduce
@@ -188,10 +151,7 @@ static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MO
         /* A key past the bins is flagged by add(). */
         mct__add_singles<T>(tally, keys, values, n);
     } else {
-        if constexpr (MODE == MCT__BLOCK_AGGREGATED || MODE == MCT__BLOCK_AGGREGATED_GLOBAL)
-            mct__add_groups_by_component<T>(tally, view, keys, values, n, width, stride);
-        else
-            mct__add_groups<T>(tally, view, keys, values, n, width, stride);
+        mct__add_groups<T>(tally, view, keys, values, n, width, stride);
     }
     tally.flush();
 }

@@ -216,17 +216,18 @@ struct mct_block_tally {
         }
     }
 
-    /** The lanes of `active` (all calling, converged), each adding into its
-     * bin, with `peers` the lanes of `active` whose bin is the same (as from
-     * mct_warp_peers_match): the aggregating modes sum each peer group in the
-     * warp and add it once; the other modes add lane by lane. */
-    __device__ __forceinline__ void add_peers(unsigned active, unsigned peers, int64_t bin, T value) {
-        if (in(MCT__BLOCK_AGGREGATED))
-            add_peer_group(bins_shared, active, peers, bin, value);
-        else if (in(MCT__BLOCK_AGGREGATED_GLOBAL))
-            add_peer_group((T*)view.bins, active, peers, bin, value);
-        else
+    /** add() for a tally that lives in memory anyway (one reached through a
+     * pointer from a function that is not inlined): in the register mode the
+     * one sum is indexed, a load and a store, where add()'s predicated adds
+     * would load and store all B sums. Elsewhere the same as add(). */
+    __device__ __forceinline__ void add_in_memory(int64_t bin, T value) {
+        if (!in(MCT__BLOCK_REGISTERS)) {
             add(bin, value);
+        } else if (bin < 0 || bin >= view.nbins) {
+            mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+        } else {
+            sums[bin] = mct_plus{}(sums[bin], value);
+        }
     }
 
     /** Every thread of the block, converged, once, after its last add(). */
@@ -283,21 +284,6 @@ struct mct_block_tally {
             if (in_lead) return;
         }
         if (!in_cache) mct_atomic_add(target + bin, value);
-    }
-
-    /** add_peers into `target` (the shared copy or the global bins, two call
-     * sites as in add_aggregated): the segmented reduction only where some
-     * lane has a peer. */
-    __device__ __forceinline__ void add_peer_group(T* target, unsigned active, unsigned peers, int64_t bin, T value) {
-        if (__any_sync(active, peers != (1u << mct_lane()))) {
-            value = mct_warp_segmented_reduce(active, peers, value);
-            if (!mct_warp_is_leader(peers)) return;
-        }
-        if (bin < 0 || bin >= view.nbins) {
-            mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
-            return;
-        }
-        mct_atomic_add(target + bin, value);
     }
 
     /** The cached bin's sum (the lanes' shares, reduced) into target; a full
