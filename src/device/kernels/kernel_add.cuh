@@ -112,7 +112,7 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
 /* Blocks per SM the aggregation into a shared copy is compiled for: its adds
  * wait on loads and shared-memory atomics, so more resident warps hide more
  * of that latency (the register cap costs a few bytes of spills, in cold
- * code). Measured on the H100: +8-10 % at 1000 bins; the aggregation into
+ * code). Measured on the H100: +8-11 % at 1000 bins; the aggregation into
  * global bins ran 2-6 % slower under the same cap, so it has none. */
 #ifndef MCT_ADD_AGGREGATED_MIN_BLOCKS
 #define MCT_ADD_AGGREGATED_MIN_BLOCKS 5
@@ -143,9 +143,9 @@ MCT_HD constexpr int mct__add_min_blocks(mct__block_mode mode) {
  * multiple of 32 threads. Dynamic shared memory:
  * mct_block_tally_smem_bytes<T, M>(nbins). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
-static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MODE)) mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* __restrict__ keys,
-                                             const double* __restrict__ values, int64_t n, int width,
-                                             int64_t stride) {
+static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MODE))
+    mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* __restrict__ keys,
+                          const double* __restrict__ values, int64_t n, int width, int64_t stride) {
     mct_block_tally<T, M, MODE> tally(view);
     if (width == 1) {
         /* A key past the bins is flagged by add(). */
