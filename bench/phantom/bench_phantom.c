@@ -147,6 +147,11 @@ static cJSON* run_json(const char* table, int test, int voxels, int64_t historie
 
 static const int test_voxels[5] = {0, 0, 100, 10, 2};
 
+/* Tables II and III tally in f64, but Kahan pairs hold f32. */
+static mct_dtype_t table2_dtype(mct_method_t m) {
+    return m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
+}
+
 /* Table II / III rows: one test, the given methods, each beside the same
  * launch (same kernel instance, method and tally type) with a tally that
  * discards its input: their ratio is the method's tally overhead. */
@@ -156,8 +161,7 @@ static void tests_2_to_4(cJSON* cases, const char* table, const mct_method_t* me
         const int n = test_voxels[test];
         for (int m = 0; m < nmethods; ++m) {
             const mct_method_t method = methods[m];
-            const int kahan = method == MCT_METHOD_KAHAN || method == MCT_METHOD_KAHAN_NAIVE;
-            const mct_dtype_t dt = kahan ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
+            const mct_dtype_t dt = table2_dtype(method);
             /* sort_reduce holds a batch's deposits: batches of at most 2^17 histories. */
             const int64_t batches = method == MCT_METHOD_SORT_REDUCE ? (histories + (1 << 17) - 1) >> 17 : 1;
             bench_run_t r = run_case(n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 0, batches, a->reps, a->cap_s);
@@ -180,34 +184,45 @@ static void tests_2_to_4(cJSON* cases, const char* table, const mct_method_t* me
     }
 }
 
+/* Table IV's engines. The f32 transport with an FP64 tally runs the same
+ * random walks as the FP32 and KAS engines (the transport does not depend on
+ * the tally), so the difference from it is the tally's alone. */
+static const struct {
+    const char* name;
+    mct_method_t method;
+    mct_dtype_t dtype;
+    mct_phantom_transport_t transport;
+} table4_engines[] = {
+    {"FP64", MCT_METHOD_ATOMIC, MCT_DTYPE_F64, MCT_PHANTOM_TRANSPORT_F64},
+    {"FP32 atomic", MCT_METHOD_ATOMIC, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32},
+    {"KAS", MCT_METHOD_KAHAN, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32},
+    {"FP32 transport, FP64 tally", MCT_METHOD_ATOMIC, MCT_DTYPE_F64, MCT_PHANTOM_TRANSPORT_F32},
+};
+enum { T4_FP64, T4_FP32, T4_KAS, T4_F32_FP64, T4_ENGINES };
+
 static void table4(cJSON* cases, const bench_args_t* a) {
     const double counts[] = {4e6, 8e6, 1.6e7, 3.2e7, 6.4e7};
     for (size_t i = 0; i < sizeof counts / sizeof *counts; ++i) {
         const int64_t h = (int64_t)(counts[i] * a->scale);
-        bench_run_t fp64 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, MCT_PHANTOM_TRANSPORT_F64, 0, 1, a->reps, a->cap_s);
-        bench_run_t fp32 = run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps, a->cap_s);
-        bench_run_t kas = run_case(10, h, MCT_METHOD_KAHAN, MCT_DTYPE_F32, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps, a->cap_s);
-        /* The f32 transport with an FP64 tally: the same random walks as the
-         * FP32 and KAS engines (the transport does not depend on the tally),
-         * so the difference from it is the tally's alone. */
-        bench_run_t f32_fp64 =
-            run_case(10, h, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, MCT_PHANTOM_TRANSPORT_F32, 0, 1, a->reps, a->cap_s);
-        const bench_run_t* runs[4] = {&fp64, &fp32, &kas, &f32_fp64};
-        const char* names[4] = {"FP64", "FP32 atomic", "KAS", "FP32 transport, FP64 tally"};
-        const mct_method_t methods[4] = {MCT_METHOD_ATOMIC, MCT_METHOD_ATOMIC, MCT_METHOD_KAHAN, MCT_METHOD_ATOMIC};
-        const mct_dtype_t dtypes[4] = {MCT_DTYPE_F64, MCT_DTYPE_F32, MCT_DTYPE_F32, MCT_DTYPE_F64};
-        for (int k = 0; k < 4; ++k) {
-            const bench_run_t* r = runs[k];
-            cJSON* j = run_json("table4", 3, 10, h, names[k], methods[k], dtypes[k], k ? "f32" : "f64", r);
-            if (r->ok && fp64.ok)
-                cJSON_AddNumberToObject(j, "discrepancy_vs_fp64", (r->total_mev - fp64.total_mev) / fp64.total_mev);
-            if (r->ok && f32_fp64.ok && (k == 1 || k == 2))
+        bench_run_t runs[T4_ENGINES];
+        for (int k = 0; k < T4_ENGINES; ++k)
+            runs[k] = run_case(10, h, table4_engines[k].method, table4_engines[k].dtype, table4_engines[k].transport,
+                               0, 1, a->reps, a->cap_s);
+        const bench_run_t *fp64 = &runs[T4_FP64], *f32_fp64 = &runs[T4_F32_FP64];
+        for (int k = 0; k < T4_ENGINES; ++k) {
+            const bench_run_t* r = &runs[k];
+            const char* transport = table4_engines[k].transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64";
+            cJSON* j = run_json("table4", 3, 10, h, table4_engines[k].name, table4_engines[k].method,
+                                table4_engines[k].dtype, transport, r);
+            if (r->ok && fp64->ok)
+                cJSON_AddNumberToObject(j, "discrepancy_vs_fp64", (r->total_mev - fp64->total_mev) / fp64->total_mev);
+            if (r->ok && f32_fp64->ok && (k == T4_FP32 || k == T4_KAS))
                 cJSON_AddNumberToObject(j, "discrepancy_vs_fp64_tally",
-                                        (r->total_mev - f32_fp64.total_mev) / f32_fp64.total_mev);
+                                        (r->total_mev - f32_fp64->total_mev) / f32_fp64->total_mev);
             cJSON_AddItemToArray(cases, j);
             fprintf(stderr, "  table4 %.3g histories %-26s %.3f s, vs FP64 %+.3e, vs FP64 tally %+.3e, tally rounding %+.3e\n",
-                    (double)h, names[k], r->seconds, (r->total_mev - fp64.total_mev) / fp64.total_mev,
-                    (r->total_mev - f32_fp64.total_mev) / f32_fp64.total_mev,
+                    (double)h, table4_engines[k].name, r->seconds, (r->total_mev - fp64->total_mev) / fp64->total_mev,
+                    (r->total_mev - f32_fp64->total_mev) / f32_fp64->total_mev,
                     (r->total_mev - r->scored_mev) / r->scored_mev);
         }
     }
@@ -293,9 +308,9 @@ int mct_bench_phantom(int argc, char** argv) {
         mct_method_t all[MCT_METHOD_COUNT];
         int n = 0;
         for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
-            const mct_dtype_t dt = (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
             if (!a.table2_method[m]) continue;
-            if (mct_method_supports((mct_method_t)m, dt, MCT_BACKEND_CUDA) == MCT_STATUS_SUCCESS) all[n++] = (mct_method_t)m;
+            if (mct_method_supports((mct_method_t)m, table2_dtype((mct_method_t)m), MCT_BACKEND_CUDA) == MCT_STATUS_SUCCESS)
+                all[n++] = (mct_method_t)m;
         }
         tests_2_to_4(cases, "table2", all, n, (int64_t)(4e6 * a.scale), &a);
     }

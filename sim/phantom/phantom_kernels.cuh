@@ -2,16 +2,18 @@
 /** @file phantom_kernels.cuh  The phantom's transport kernel: persistent
  * threads (a grid that fills the GPU once, each thread looping over
  * histories, as in Liu 2018), every deposit added with the tally's method
- * through mct_block_tally (the `shared` method keeps the bins in shared memory,
- * every other method is mct_add). Shared by the device engine and the
- * benchmark. Compiled by nvcc and, for the emulated backend, as host C++.
+ * through mct_block_tally (`shared`, `block_reduce`, `warp_reduce` and
+ * `kahan` keep the block's sums, every other method is mct_add). Shared by
+ * the device engine and the benchmark. Compiled by nvcc and, for the emulated
+ * backend, as host C++.
  *
  * Kept small, in registers and in code: the step functions, the one deposit
  * site (deposit_segment, where the tally's add is inlined) and the
  * transcendental functions (phantom_physics_body.inc) are compiled once and
  * called; a history's state (particle, generator, waiting particles) lives in
  * the thread's local memory, where the step functions load what they use; and
- * `atomic` has its own kernel instance whose add is one instruction. On the
+ * the engines' methods have their own kernel instances
+ * (mct__phantom_kernel_for), `atomic`'s add being one instruction. On the
  * H100 the kernel had spent most of its cycles stalled on instruction fetches
  * (Nsight Compute, 100^3 voxels): these changes took its code from 256 KB to
  * 117 KB (sm_90, double, atomic), its registers from 162 to 96, and test 2

@@ -221,13 +221,10 @@ struct mct_block_tally {
      * one sum is indexed, a load and a store, where add()'s predicated adds
      * would load and store all B sums. Elsewhere the same as add(). */
     __device__ __forceinline__ void add_in_memory(int64_t bin, T value) {
-        if (!in(MCT__BLOCK_REGISTERS)) {
-            add(bin, value);
-        } else if (bin < 0 || bin >= view.nbins) {
-            mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
-        } else {
+        if (in(MCT__BLOCK_REGISTERS) && bin >= 0 && bin < view.nbins)
             sums[bin] = mct_plus{}(sums[bin], value);
-        }
+        else
+            add(bin, value); /* every other mode, and a bin out of range (flagged there) */
     }
 
     /** Every thread of the block, converged, once, after its last add(). */
