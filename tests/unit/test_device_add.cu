@@ -32,13 +32,15 @@ struct arrays {
 
 /** Key patterns: a hot bin (every fifth key) among uniform keys; sorted
  * keys; runs of 3 equal keys (runs that straddle lanes and warps); two busy
- * bins taking turns in runs of 50 among 30% uniform keys. */
-enum key_pattern { ARRAY_KEYS_HOT, ARRAY_KEYS_SORTED, ARRAY_KEYS_RUNS_OF_3, ARRAY_KEYS_TWO_BUSY };
+ * bins taking turns in runs of 50 among 30% uniform keys; five keys taking
+ * turns key by key (few keys, none in a run: peers spread over the warp). */
+enum key_pattern { ARRAY_KEYS_HOT, ARRAY_KEYS_SORTED, ARRAY_KEYS_RUNS_OF_3, ARRAY_KEYS_TWO_BUSY, ARRAY_KEYS_FIVE_TURNS };
 
 static uint32_t key_of(key_pattern p, int64_t i, int64_t n, int64_t nbins) {
     switch (p) {
     case ARRAY_KEYS_SORTED: return (uint32_t)(i * nbins / n);
     case ARRAY_KEYS_RUNS_OF_3: return (uint32_t)((i / 3) % nbins);
+    case ARRAY_KEYS_FIVE_TURNS: return (uint32_t)((i % 5) * (nbins - 1) / 4);
     case ARRAY_KEYS_TWO_BUSY:
         if (harness_rand() % 10 < 3) break;
         return (uint32_t)((i / 50) % 2 ? 0 : nbins - 1);
@@ -128,6 +130,7 @@ static void all_methods(const arrays& a, int64_t nbins) {
     check_grouped<T, MCT_METHOD_ATOMIC>(a, nbins, 3);
     check_grouped<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 9);
     check_grouped<T, MCT_METHOD_WARP_REDUCE>(a, nbins, 2);
+    check_grouped<T, MCT_METHOD_WIB>(a, nbins, 4);
     check_arrays<T, MCT_METHOD_ATOMIC>(a, nbins);
     check_arrays<T, MCT_METHOD_SHARED>(a, nbins);
     check_arrays<T, MCT_METHOD_WARP_REDUCE>(a, nbins);
@@ -140,6 +143,7 @@ static void all_methods(const arrays& a, int64_t nbins) {
     if constexpr (std::is_floating_point<T>::value) {
         check_arrays<T, MCT_METHOD_CAS>(a, nbins);
         check_arrays<T, MCT_METHOD_FIXED>(a, nbins);
+        check_grouped<T, MCT_METHOD_FIXED>(a, nbins, 3); /* never pre-summed */
     }
     if constexpr (std::is_same<T, float>::value) {
         check_arrays<T, MCT_METHOD_KAHAN>(a, nbins);
@@ -152,7 +156,7 @@ static void all_methods(const arrays& a, int64_t nbins) {
  * one bin cached for long, and keys that move the cached bin often. */
 template <typename T>
 static void aggregation_patterns(int64_t n, int64_t nbins) {
-    for (key_pattern p : {ARRAY_KEYS_SORTED, ARRAY_KEYS_RUNS_OF_3, ARRAY_KEYS_TWO_BUSY}) {
+    for (key_pattern p : {ARRAY_KEYS_SORTED, ARRAY_KEYS_RUNS_OF_3, ARRAY_KEYS_TWO_BUSY, ARRAY_KEYS_FIVE_TURNS}) {
         arrays a = make_arrays(n, nbins, 31 + p, std::is_integral<T>::value, p);
         check_arrays<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins);
         check_arrays<T, MCT_METHOD_WARP_REDUCE>(a, nbins);

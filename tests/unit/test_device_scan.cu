@@ -4,7 +4,8 @@
  * chained), n in {0, 1, 31, 32, 33, block size - 1, block size, block size + 1,
  * tile - 1, tile, tile + 1, 3 tiles + 1, larger}, random values; in place; a user
  * operator through the dispatch template; the two-phase temp-storage contract; the
- * look-back on every tile-state layout; every tile-state layout of tuning_scan.h on
+ * look-back on every tile-state layout; the 16-byte tile word read whole while it is
+ * being rewritten; every tile-state layout of tuning_scan.h on
  * small non-default tile shapes through the dispatch template.
  *
  * Integers (full-range random values, so sums wrap) and float max/min must be exact.
@@ -82,22 +83,30 @@ static void run_scan(const std::vector<T>& in, std::vector<T>& out, bool exclusi
 }
 
 /** Exact checks (integers, float max/min, user operators): the same operator applied
- * in order. */
+ * in order. A failure reports the first wrong element and the extent of the wrong
+ * ones (a wrong tile prefix shows as a run starting at a tile's first element). */
 template <typename T, typename Op>
 static void check_exact(const std::vector<T>& in, const std::vector<T>& out, bool exclusive, T init, Op op,
                         const char* what) {
     T run = init;
+    size_t wrong = 0, first = 0, last = 0;
     for (size_t i = 0; i < in.size(); ++i) {
         const T expect = exclusive ? run : (i == 0 ? in[0] : op(run, in[i]));
         run = exclusive ? op(run, in[i]) : expect;
-        if (!test_same_bits(out[i], expect)) {
+        if (test_same_bits(out[i], expect)) continue;
+        if (wrong++ == 0) {
+            first = i;
             if constexpr (std::is_arithmetic<T>::value)
                 fprintf(stderr, "%s: n %zu: out[%zu] = %.17g, expected %.17g\n", what, in.size(), i,
                         (double)out[i], (double)expect);
             else
                 fprintf(stderr, "%s: n %zu: out[%zu] wrong\n", what, in.size(), i);
-            exit(1);
         }
+        last = i;
+    }
+    if (wrong) {
+        fprintf(stderr, "%s: %zu wrong elements in [%zu, %zu]\n", what, wrong, first, last);
+        exit(1);
     }
 }
 
@@ -202,14 +211,9 @@ static void check_user_op(int64_t n, mct_scan_algo_t algo, uint64_t* seed) {
                   MCT_STATUS_SUCCESS);
     CHECK_CUDA(cudaDeviceSynchronize());
     CHECK_CUDA(cudaMemcpy(out.data(), d_out, n * sizeof(test_affine), cudaMemcpyDeviceToHost));
-    test_affine run = in[0];
-    for (int64_t i = 0; i < n; ++i) {
-        if (i) run = test_op_compose()(run, in[i]);
-        if (!test_same_bits(out[i], run)) {
-            fprintf(stderr, "user operator (%s): out[%lld] wrong\n", mct_scan_algo_name(algo), (long long)i);
-            exit(1);
-        }
-    }
+    char what[96];
+    snprintf(what, sizeof what, "user operator (%s, tile %d)", mct_scan_algo_name(algo), policy::tile_items);
+    check_exact(in, out, false, id, test_op_compose(), what);
     cudaFree(d_in), cudaFree(d_out), cudaFree(d_temp);
 }
 
@@ -349,6 +353,63 @@ static void check_lookback_paths(uint64_t* seed) {
     check_lookback_layout<MCT__SCAN_STATE_SPLIT>(seed);
 }
 
+/** The packed 16-byte tile word is indivisible in practice, as the look-back assumes:
+ * one thread publishes (status k, value h(k)) for k = 1..stores into one word through
+ * the state's own publish(), while every thread of the other blocks polls it through
+ * peek() and counts reads whose value is not h(status) (a status from one store with
+ * the value of another). Zero such reads are required. */
+static __host__ __device__ uint64_t word_check_value(unsigned k) {
+    return (uint64_t)k * UINT64_C(0x9E3779B97F4A7C15) ^ UINT64_C(0x5555555555555555);
+}
+template <typename State>
+static __global__ void word_tearing_kernel(State state, unsigned stores, unsigned polls,
+                                           unsigned long long* torn, unsigned long long* seen) {
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0)
+            for (unsigned k = 1; k <= stores; ++k) state.publish(0, k, word_check_value(k));
+        return;
+    }
+    unsigned long long bad = 0, nonzero = 0;
+    for (unsigned i = 0; i < polls; ++i) {
+        uint64_t v = 0;
+        const unsigned k = state.peek(0, v);
+        if (k == 0 ? v != 0 : v != word_check_value(k)) ++bad;
+        nonzero += k != 0;
+        if (k == stores) break;
+    }
+    atomicAdd(torn, bad);
+    atomicAdd(seen, nonzero);
+}
+
+template <int STATE>
+static void check_word_indivisible(const char* name) {
+    using state_t = mct__scan_tile_state<uint64_t, STATE>;
+    void* d_blob;
+    unsigned long long* d_counts;
+    CHECK_CUDA(cudaMalloc(&d_blob, state_t::bytes(1)));
+    CHECK_CUDA(cudaMemset(d_blob, 0, state_t::bytes(1)));
+    CHECK_CUDA(cudaMalloc((void**)&d_counts, 2 * sizeof(unsigned long long)));
+    CHECK_CUDA(cudaMemset(d_counts, 0, 2 * sizeof(unsigned long long)));
+    const unsigned stores = MCT_IS_EMULATED ? 20000 : 400000, polls = MCT_IS_EMULATED ? 2000 : 200000;
+    const int readers = MCT_IS_EMULATED ? 3 : 64;
+    MCT_LAUNCH((word_tearing_kernel<state_t>), 1 + readers, 64, 0, 0, state_t::carve(d_blob, 1), stores, polls,
+               d_counts, d_counts + 1);
+    CHECK_CUDA(cudaGetLastError());
+    unsigned long long counts[2];
+    CHECK_CUDA(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost));
+    printf("tile word (%s): %llu torn of %llu non-initial reads\n", name, counts[0], counts[1]);
+    if (counts[0] != 0) {
+        fprintf(stderr, "tile word (%s): %llu reads mixed two stores\n", name, counts[0]);
+        exit(1);
+    }
+    uint64_t last = 0;
+    std::vector<unsigned char> host(state_t::bytes(1));
+    CHECK_CUDA(cudaMemcpy(host.data(), d_blob, host.size(), cudaMemcpyDeviceToHost));
+    ASSERT_EQ_I64(state_t::host_get(host.data(), 1, 0, last), stores);
+    ASSERT_TRUE(last == word_check_value(stores));
+    cudaFree(d_blob), cudaFree(d_counts);
+}
+
 /** One policy of the tuning choices through the dispatch template, against the
  * sequential scan (exact: integers wrap, affine maps compose exactly): one element, a
  * partial first tile, whole tiles, a partial last tile; inclusive and exclusive; both
@@ -430,6 +491,15 @@ int main(void) {
     uint64_t seed = 20160601;
     check_contract();
     check_lookback_paths(&seed);
+    check_word_indivisible<MCT__SCAN_STATE_PACKED>("16 bytes, packed");
+    check_word_indivisible<MCT__SCAN_STATE_PACKED_VOLATILE>("16 bytes, packed-volatile");
+    /* MCT_TEST_REPEAT repeats the multi-tile checks whose tiles look back while others
+     * publish (a stress run for timing-dependent faults). */
+    const int repeat = getenv("MCT_TEST_REPEAT") ? atoi(getenv("MCT_TEST_REPEAT")) : 1;
+    for (int r = 1; r < repeat; ++r) {
+        check_policies(&seed);
+        for (int a = 0; a < MCT_SCAN_ALGO_COUNT; ++a) check_user_op(100003, (mct_scan_algo_t)a, &seed);
+    }
     check_policies(&seed);
     check_type<int32_t>(sizes_for<int32_t>(), large, &seed);
     check_type<uint32_t>(sizes_for<uint32_t>(), large, &seed);

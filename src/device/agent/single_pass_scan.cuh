@@ -207,11 +207,17 @@ __device__ __forceinline__ ulonglong2 mct__scan_load_word(const ulonglong2* p) {
     mct_emu_load_16(&v, p);
 #elif defined(__CUDA_ARCH__)
 #if __CUDA_ARCH__ >= 700
+    /* One .b128 access (PTX 8.3, sm_70+), not a .v2 vector: the memory model makes
+     * a vector access two element accesses in unspecified order, which may tear. */
     if (!VOLATILE)
-        asm volatile("ld.relaxed.gpu.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
+        asm volatile("{\n\t.reg .b128 t;\n\tld.relaxed.gpu.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
+                     : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
     else
+        asm volatile("{\n\t.reg .b128 t;\n\tld.volatile.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
+                     : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
+#else
+    asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
 #endif
-        asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
 #else
     v.x = ((const volatile unsigned long long*)p)[0];
     v.y = ((const volatile unsigned long long*)p)[1];
@@ -225,10 +231,14 @@ __device__ __forceinline__ void mct__scan_store_word(ulonglong2* p, ulonglong2 v
 #elif defined(__CUDA_ARCH__)
 #if __CUDA_ARCH__ >= 700
     if (!VOLATILE)
-        asm volatile("st.relaxed.gpu.v2.u64 [%0], {%1, %2};" : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
+        asm volatile("{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.relaxed.gpu.b128 [%0], t;\n\t}"
+                     : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
     else
+        asm volatile("{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.volatile.b128 [%0], t;\n\t}"
+                     : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
+#else
+    asm volatile("st.volatile.v2.u64 [%0], {%1, %2};" : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
 #endif
-        asm volatile("st.volatile.v2.u64 [%0], {%1, %2};" : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
 #else
     ((volatile unsigned long long*)p)[0] = v.x;
     ((volatile unsigned long long*)p)[1] = v.y;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "mctally/device/block/block_tally.cuh"
+#include "mctally/device/warp/warp_segmented_reduce.cuh"
 
 #define MCT_ADD_THREADS 256
 
@@ -59,8 +60,73 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* _
     }
 }
 
+/** Whether a method may be handed one key's values summed in the warp (in the
+ * tally's type, each value converted first) instead of one by one: every method
+ * that adds in no fixed order. Not `fixed` (bitwise reproducible whatever the
+ * launch), `sort_reduce` (sums each bin in sorted order) or the Kahan methods (an
+ * uncompensated f32 pre-sum would lose what their pairs keep). */
+MCT_HD constexpr bool mct__add_may_presum(mct_method_t m) {
+    return m != MCT_METHOD_FIXED && m != MCT_METHOD_SORT_REDUCE && m != MCT_METHOD_KAHAN &&
+           m != MCT_METHOD_KAHAN_NAIVE;
+}
+
+/** Distinct keys among a warp's 32 groups up to which they are added as key sums
+ * (below); more go to the group walk. At 8, each key has 4 groups on average, so
+ * the adds drop at least 4x; at 32 distinct keys the sums would only add the
+ * reduction's cost to the walk's adds, spread over more bins per instruction. */
+#ifndef MCT_ADD_PRESUM_MAX_KEYS
+#define MCT_ADD_PRESUM_MAX_KEYS 8
+#endif
+/** Components a lane loads before it reduces and adds them. */
+#define MCT_ADD_COMPONENTS_PER_LOAD 8
+
+/** The warp's 32 groups from g0 when their keys take few distinct values (sorted
+ * or clustered keys): lane l reads group g0 + l, each component coalesced across
+ * the warp; the groups of one key are summed per component in the warp
+ * (mct_warp_segmented_reduce, peers from __match_any_sync) and the key's lowest
+ * lane adds the sums, one add per key and component instead of one per value.
+ * Returns false, having added nothing, when the warp's keys are more than
+ * MCT_ADD_PRESUM_MAX_KEYS distinct values; the walk below then adds them. A
+ * key whose group reaches past the bins is dropped and flagged, as in the walk.
+ * Lanes past n take key 0 and zero values: they never lead a key that a lane
+ * below them holds, and lead no add. */
+template <typename T, typename Tally>
+__device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_view_t& view,
+                                                  const uint32_t* __restrict__ keys,
+                                                  const double* __restrict__ values, int64_t n, int width,
+                                                  int64_t stride, int64_t g0) {
+    constexpr int U = MCT_ADD_COMPONENTS_PER_LOAD;
+    const int64_t i = g0 + mct_lane();
+    const bool valid = i < n;
+    const uint32_t key = valid ? keys[i] : 0u;
+    const unsigned peers = __match_any_sync(MCT_FULL_WARP_MASK, key);
+    const bool leader = mct_warp_is_leader(peers);
+    if (__popc(__ballot_sync(MCT_FULL_WARP_MASK, leader)) > MCT_ADD_PRESUM_MAX_KEYS) return false;
+    const int64_t first = (int64_t)key * width;
+    const bool fits = first + width <= view.nbins;
+    if (leader && valid && !fits) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+    const bool adds = leader && valid && fits;
+    for (int c0 = 0; c0 < width; c0 += U) {
+        T v[U];
+        MCT_UNROLL
+        for (int u = 0; u < U; ++u)
+            v[u] = valid && c0 + u < width ? mct__from_f64<T>(values[(c0 + u) * stride + i]) : T(0);
+        MCT_UNROLL
+        for (int u = 0; u < U; ++u)
+            if (c0 + u < width) v[u] = mct_warp_segmented_reduce(MCT_FULL_WARP_MASK, peers, v[u]);
+        if (adds) {
+            MCT_UNROLL
+            for (int u = 0; u < U; ++u)
+                if (c0 + u < width) tally.add(first + c0 + u, v[u]);
+        }
+    }
+    return true;
+}
+
 /** bin keys[i] * width + c += values[c * stride + i], width > 1. A warp takes
- * 32 groups at a time and walks their 32 * width values group by group: in
+ * 32 groups at a time. Where the method allows it and the groups' keys are few
+ * (mct__add_key_sums), each key's sums are added; otherwise the warp walks
+ * their 32 * width values group by group: in
  * round r lane l takes value f = 32 r + l, i.e. component f % width of group
  * f / width. Neighbouring lanes then add into neighbouring bins of one group
  * (a few memory sectors per atomic instruction instead of 32, and peers for
@@ -69,7 +135,7 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* _
  * MCT_ADD_ITEMS_PER_LOAD rounds before it adds them, so the loads overlap. A
  * group reaching past the bins is dropped whole and flagged once (by the lane
  * holding its component 0). */
-template <typename T, typename Tally>
+template <typename T, mct_method_t M, typename Tally>
 __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_view_t& view,
                                                 const uint32_t* __restrict__ keys, const double* __restrict__ values,
                                                 int64_t n, int width, int64_t stride) {
@@ -79,6 +145,8 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
     const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
     const int step_groups = 32 / width, step_comps = 32 % width;
     for (int64_t g0 = warp * 32; g0 < n; g0 += warps * 32) {
+        if constexpr (mct__add_may_presum(M))
+            if (mct__add_key_sums<T>(tally, view, keys, values, n, width, stride, g0)) continue;
         int p = lane / width, c = lane % width; /* round 0: value `lane` */
         for (int round = 0; round < width; round += U) {
             int64_t first[U]; /* the group's first bin; -1: no value in this round */
@@ -151,7 +219,7 @@ static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MO
         /* A key past the bins is flagged by add(). */
         mct__add_singles<T>(tally, keys, values, n);
     } else {
-        mct__add_groups<T>(tally, view, keys, values, n, width, stride);
+        mct__add_groups<T, M>(tally, view, keys, values, n, width, stride);
     }
     tally.flush();
 }

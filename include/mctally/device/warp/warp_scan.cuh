@@ -29,8 +29,6 @@
 #include "mctally/device/thread/thread_operators.cuh"
 #include "mctally/device/warp/warp_shfl.cuh"
 
-#define MCT_FULL_WARP_MASK 0xffffffffu
-
 /** Lanes strictly below the calling lane. */
 __device__ __forceinline__ unsigned mct__lanemask_lt(int lane) { return (1u << lane) - 1u; }
 

@@ -13,6 +13,9 @@
 
 #include "mctally/device/mct_cuda.cuh"
 
+/** Every lane of a warp, as the mask of the _sync intrinsics. */
+#define MCT_FULL_WARP_MASK 0xffffffffu
+
 /** Shuffle `v` word by word with the intrinsic `f`. */
 template <typename T, typename F>
 __device__ __forceinline__ T mct__shfl_words(const T& v, F f) {
