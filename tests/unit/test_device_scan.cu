@@ -468,6 +468,7 @@ static void check_policies(uint64_t* seed) {
     check_policy<split, test_affine>("96x5 split", test_op_compose(), id, test_affine_value, seed);
     check_policy<vol, uint32_t>("64x9 packed-volatile", mct_op_sum<uint32_t>(), 7u, gen_u32, seed);
     check_policy<vol, uint64_t>("64x9 packed-volatile", mct_op_sum<uint64_t>(), 7u, gen_u64, seed);
+    check_policy<vol, test_affine>("64x9 packed-volatile", test_op_compose(), id, test_affine_value, seed);
 }
 
 /** The chained design's float sums are identical from run to run. */

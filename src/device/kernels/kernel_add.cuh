@@ -60,52 +60,61 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* _
     }
 }
 
-/** Whether a method may be handed one key's values summed in the warp (in the
- * tally's type, each value converted first) instead of one by one: every method
- * that adds in no fixed order. Not `fixed` (bitwise reproducible whatever the
- * launch), `sort_reduce` (sums each bin in sorted order) or the Kahan methods (an
- * uncompensated f32 pre-sum would lose what their pairs keep). */
-MCT_HD constexpr bool mct__add_may_presum(mct_method_t m) {
-    return m != MCT_METHOD_FIXED && m != MCT_METHOD_SORT_REDUCE && m != MCT_METHOD_KAHAN &&
+/** Whether the grouped adds of method M in block-tally mode MODE go through run
+ * sums (mct__add_key_sums): where each add is a global atomic, and the method
+ * adds in no fixed order. Not where adds stay on the SM (`shared`, a shared
+ * copy, register sums: cheap adds, and code that would crowd their kernels),
+ * nor `fixed` (bitwise reproducible whatever the launch), `sort_reduce` (sums
+ * each bin in sorted order) or the Kahan methods (an uncompensated f32 pre-sum
+ * would lose what their pairs keep). */
+MCT_HD constexpr bool mct__add_may_presum(mct_method_t m, mct__block_mode mode) {
+    return m != MCT_METHOD_SHARED && mode != MCT__BLOCK_AGGREGATED && mode != MCT__BLOCK_REGISTERS &&
+           m != MCT_METHOD_FIXED && m != MCT_METHOD_SORT_REDUCE && m != MCT_METHOD_KAHAN &&
            m != MCT_METHOD_KAHAN_NAIVE;
 }
 
-/** Distinct keys among a warp's 32 groups up to which they are added as key sums
+/** Runs of keys among a warp's 32 groups up to which they are added as run sums
  * (below); more go to the group walk. At 8, each key has 4 groups on average, so
  * the adds drop at least 4x; at 32 distinct keys the sums would only add the
  * reduction's cost to the walk's adds, spread over more bins per instruction. */
 #ifndef MCT_ADD_PRESUM_MAX_KEYS
 #define MCT_ADD_PRESUM_MAX_KEYS 8
 #endif
-/** Components a lane loads before it reduces and adds them. */
-#define MCT_ADD_COMPONENTS_PER_LOAD 8
+/** Components a lane loads before it reduces and adds them: a cell's scores
+ * (up to 12 of them, Westphal's 9 included) in one round trip to memory. */
+#define MCT_ADD_COMPONENTS_PER_LOAD 12
 
-/** The warp's 32 groups from g0 when their keys take few distinct values (sorted
- * or clustered keys): lane l reads group g0 + l, each component coalesced across
- * the warp; the groups of one key are summed per component in the warp
- * (mct_warp_segmented_reduce, peers from __match_any_sync) and the key's lowest
- * lane adds the sums, one add per key and component instead of one per value.
- * Returns false, having added nothing, when the warp's keys are more than
- * MCT_ADD_PRESUM_MAX_KEYS distinct values; the walk below then adds them. A
- * key whose group reaches past the bins is dropped and flagged, as in the walk.
- * Lanes past n take key 0 and zero values: they never lead a key that a lane
- * below them holds, and lead no add. */
+/** The warp's 32 groups from g0 when their keys come in runs (sorted or
+ * clustered keys) of few distinct values: lane l reads group g0 + l, each
+ * component coalesced across the warp; each run's groups are summed per
+ * component in the warp (mct_warp_run_reduce) and the run's first lane adds
+ * the sums, one add per run and component instead of one per value. Returns
+ * false, having added nothing, when some key's groups are not one run or the
+ * runs are more than MCT_ADD_PRESUM_MAX_KEYS; the walk below then adds them.
+ * A run whose groups reach past the bins is dropped and flagged, as in the
+ * walk. Lanes past n take the last valid lane's key and zero values: they
+ * extend its run without changing its sums, and lead no add. */
 template <typename T, typename Tally>
 __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_view_t& view,
                                                   const uint32_t* __restrict__ keys,
                                                   const double* __restrict__ values, int64_t n, int width,
                                                   int64_t stride, int64_t g0) {
     constexpr int U = MCT_ADD_COMPONENTS_PER_LOAD;
-    const int64_t i = g0 + mct_lane();
+    const int lane = mct_lane();
+    const int64_t i = g0 + lane;
     const bool valid = i < n;
-    const uint32_t key = valid ? keys[i] : 0u;
+    const int64_t last_valid = n - 1 - g0 < 31 ? n - 1 - g0 : 31;
+    const uint32_t key = __shfl_sync(MCT_FULL_WARP_MASK, valid ? keys[i] : 0u, valid ? lane : (int)last_valid);
     const unsigned peers = __match_any_sync(MCT_FULL_WARP_MASK, key);
     const bool leader = mct_warp_is_leader(peers);
-    if (__popc(__ballot_sync(MCT_FULL_WARP_MASK, leader)) > MCT_ADD_PRESUM_MAX_KEYS) return false;
+    if (!__all_sync(MCT_FULL_WARP_MASK, mct_warp_peers_contiguous(peers)) ||
+        __popc(__ballot_sync(MCT_FULL_WARP_MASK, leader)) > MCT_ADD_PRESUM_MAX_KEYS)
+        return false;
+    const int last = 31 - __clz((int)peers);
     const int64_t first = (int64_t)key * width;
     const bool fits = first + width <= view.nbins;
-    if (leader && valid && !fits) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
-    const bool adds = leader && valid && fits;
+    if (leader && !fits) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+    const bool adds = leader && fits; /* a leader is valid: lanes past n join a valid lane's run */
     for (int c0 = 0; c0 < width; c0 += U) {
         T v[U];
         MCT_UNROLL
@@ -113,7 +122,7 @@ __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_
             v[u] = valid && c0 + u < width ? mct__from_f64<T>(values[(c0 + u) * stride + i]) : T(0);
         MCT_UNROLL
         for (int u = 0; u < U; ++u)
-            if (c0 + u < width) v[u] = mct_warp_segmented_reduce(MCT_FULL_WARP_MASK, peers, v[u]);
+            if (c0 + u < width) v[u] = mct_warp_run_reduce(v[u], last);
         if (adds) {
             MCT_UNROLL
             for (int u = 0; u < U; ++u)
@@ -135,7 +144,7 @@ __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_
  * MCT_ADD_ITEMS_PER_LOAD rounds before it adds them, so the loads overlap. A
  * group reaching past the bins is dropped whole and flagged once (by the lane
  * holding its component 0). */
-template <typename T, mct_method_t M, typename Tally>
+template <typename T, mct_method_t M, mct__block_mode MODE, typename Tally>
 __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_view_t& view,
                                                 const uint32_t* __restrict__ keys, const double* __restrict__ values,
                                                 int64_t n, int width, int64_t stride) {
@@ -145,7 +154,7 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
     const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
     const int step_groups = 32 / width, step_comps = 32 % width;
     for (int64_t g0 = warp * 32; g0 < n; g0 += warps * 32) {
-        if constexpr (mct__add_may_presum(M))
+        if constexpr (mct__add_may_presum(M, MODE))
             if (mct__add_key_sums<T>(tally, view, keys, values, n, width, stride, g0)) continue;
         int p = lane / width, c = lane % width; /* round 0: value `lane` */
         for (int round = 0; round < width; round += U) {
@@ -177,13 +186,19 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
     }
 }
 
-/* Blocks per SM the aggregation into a shared copy is compiled for: its adds
- * wait on loads and shared-memory atomics, so more resident warps hide more
- * of that latency (the register cap costs a few bytes of spills, in cold
- * code). Measured on the H100: +8-11 % at 1000 bins; the aggregation into
- * global bins ran 2-6 % slower under the same cap, so it has none. */
+/* Blocks per SM the add kernels are compiled for. The aggregation into a
+ * shared copy: its adds wait on loads and shared-memory atomics, so more
+ * resident warps hide more of that latency (the register cap costs a few
+ * bytes of spills, in cold code); measured on the H100: +8-11 % at 1000 bins.
+ * The aggregation into global bins ran 2-6 % slower under that cap, so it has
+ * none. The kernels that find the mode at run time: 4 blocks (64 registers),
+ * so that the run sums' component loads (mct__add_key_sums) do not take them
+ * down to 2 blocks per SM. */
 #ifndef MCT_ADD_AGGREGATED_MIN_BLOCKS
 #define MCT_ADD_AGGREGATED_MIN_BLOCKS 5
+#endif
+#ifndef MCT_ADD_MIN_BLOCKS
+#define MCT_ADD_MIN_BLOCKS 4
 #endif
 /* Threads an SM can hold, by the architecture being compiled (1024 on Turing,
  * 1536 on sm_86/87/89, 2048 elsewhere): the request stays within it. */
@@ -194,11 +209,13 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
 #else
 #define MCT__ADD_SM_THREADS 2048
 #endif
+MCT_HD constexpr int mct__add_blocks_within_sm(int blocks) {
+    return blocks * MCT_ADD_THREADS > MCT__ADD_SM_THREADS ? MCT__ADD_SM_THREADS / MCT_ADD_THREADS : blocks;
+}
 MCT_HD constexpr int mct__add_min_blocks(mct__block_mode mode) {
-    return mode != MCT__BLOCK_AGGREGATED ? 1
-           : MCT_ADD_AGGREGATED_MIN_BLOCKS * MCT_ADD_THREADS > MCT__ADD_SM_THREADS
-               ? MCT__ADD_SM_THREADS / MCT_ADD_THREADS
-               : MCT_ADD_AGGREGATED_MIN_BLOCKS;
+    return mode == MCT__BLOCK_AGGREGATED ? mct__add_blocks_within_sm(MCT_ADD_AGGREGATED_MIN_BLOCKS)
+           : mode == MCT__BLOCK_ANY_MODE ? mct__add_blocks_within_sm(MCT_ADD_MIN_BLOCKS)
+                                         : 1;
 }
 
 /** Grid-stride adds of n groups of `width` values: bin keys[i] * width + c +=
@@ -219,7 +236,7 @@ static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MO
         /* A key past the bins is flagged by add(). */
         mct__add_singles<T>(tally, keys, values, n);
     } else {
-        mct__add_groups<T, M>(tally, view, keys, values, n, width, stride);
+        mct__add_groups<T, M, MODE>(tally, view, keys, values, n, width, stride);
     }
     tally.flush();
 }

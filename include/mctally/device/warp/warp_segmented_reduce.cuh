@@ -14,7 +14,10 @@
  * (an __ffs on the live-peers mask); a lane without one shuffles from itself
  * and keeps its value, instead of the published code's read of lane -1. The
  * live mask shrinks by a ballot of the spent lanes, and the loop ends by
- * __any_sync over `active`, so all lanes of `active` run the same rounds. */
+ * __any_sync over `active`, so all lanes of `active` run the same rounds.
+ *
+ * Peers that are runs of consecutive lanes reduce in fixed steps instead
+ * (mct_warp_run_reduce). */
 #ifndef MCT_WARP_SEGMENTED_REDUCE_CUH
 #define MCT_WARP_SEGMENTED_REDUCE_CUH
 
@@ -55,6 +58,29 @@ __device__ __forceinline__ V mct_warp_segmented_reduce(unsigned active, unsigned
         rank >>= 1;
     }
     return v;
+}
+
+/** Combines `v` over runs of consecutive lanes (sorted or clustered keys), all 32
+ * lanes converged: `last` is the highest lane of the caller's run. Each lane ends
+ * with op over its own lane up to `last`, so a run's first lane holds the run's
+ * total. Five fixed shuffle steps (lane l adds lane l + 2^i while that is still in
+ * its run), against mct_warp_segmented_reduce's ballot per round: the cheaper form
+ * where peers are known to be contiguous. */
+template <typename V, typename Op = mct_plus>
+__device__ __forceinline__ V mct_warp_run_reduce(V v, int last, Op op = Op()) {
+    const int lane = mct_lane();
+MCT_UNROLL
+    for (int off = 1; off < 32; off <<= 1) {
+        const V other = __shfl_down_sync(0xffffffffu, v, (unsigned)off);
+        if (lane + off <= last) v = op(v, other);
+    }
+    return v;
+}
+
+/** Whether a peer group (peers as from warp_peers.cuh) is one run of consecutive lanes. */
+__device__ __forceinline__ bool mct_warp_peers_contiguous(unsigned peers) {
+    const unsigned low = peers & (0u - peers); /* the lowest peer's bit */
+    return ((peers + low) & peers) == 0u;      /* adding it carries through a contiguous run only */
 }
 
 /** The lowest lane of a peer group: the one that does the group's global update. */
