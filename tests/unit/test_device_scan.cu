@@ -493,7 +493,6 @@ int main(void) {
     check_contract();
     check_lookback_paths(&seed);
     check_word_indivisible<MCT__SCAN_STATE_PACKED>("16 bytes, packed");
-    check_word_indivisible<MCT__SCAN_STATE_PACKED_VOLATILE>("16 bytes, packed-volatile");
     /* MCT_TEST_REPEAT repeats the multi-tile checks whose tiles look back while others
      * publish (a stress run for timing-dependent faults). */
     const int repeat = getenv("MCT_TEST_REPEAT") ? atoi(getenv("MCT_TEST_REPEAT")) : 1;

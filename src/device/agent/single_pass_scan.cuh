@@ -21,24 +21,32 @@
  * - Packed (4- and 8-byte values, the default): status and value share one naturally
  *   aligned word, 8 bytes for 4-byte values (status in the high half) and 16 bytes
  *   for 8-byte values (status in the first 8 bytes, value in the second), and every
- *   access is one whole-word load or store (ld/st .u64, or .v2.u64 for 16 bytes).
+ *   access is one whole-word load or store (ld/st .u64, or .b128 for 16 bytes).
  *   1. Indivisible: a load returns all of one store (or the zeros of the memset),
  *      never a status from one store with the value of another. For 8 bytes the PTX
- *      memory model guarantees it. For 16 bytes the model describes a vector access
- *      as element accesses in unspecified order; we rely, as CUB's packed tile state
- *      does, on the hardware performing an aligned 16-byte access as one access to
- *      one L2 sector. The emulation provides the same (mct_emu_load_16/store_16).
+ *      memory model guarantees it. For 16 bytes we rely on an aligned .b128 access
+ *      being one access to one L2 sector (CUB's packed tile state relies on the
+ *      same); test_device_scan checks it (no torn read in some 1e8 polls of a word
+ *      being rewritten). The emulation provides it (mct_emu_load_16/store_16).
  *   2. No fence: the value travels inside the word, so there is no other location
  *      whose store must become visible first (the split layout below needs a fence
  *      after the value and another after reading the status, two dependent round
- *      trips per poll). Relaxed .gpu accesses (or volatile, which PTX treats as
- *      relaxed .sys) are strong: a poll cannot be served from a stale L1 line, and a
- *      store becomes visible to the polling warp eventually.
+ *      trips per poll). Strong accesses (relaxed .gpu, or volatile, which PTX treats
+ *      as relaxed .sys) cannot be served from a stale L1 line, and a store becomes
+ *      visible to the polling warp eventually.
  *   3. Monotone: a tile's word goes INVALID -> AGGREGATE -> PREFIX, both stores by
  *      the same thread in program order, so coherence never shows PREFIX and then
  *      AGGREGATE; and each status is correct whenever it is seen (an AGGREGATE only
  *      makes the reader look further back).
  *   4. The memset that zeroes the words precedes the kernel on the same stream.
+ *   Why volatile for 16 bytes: the 8-byte word is accessed relaxed at .gpu scope
+ *   (volatile by choice of the policy); the 16-byte word always volatile. With
+ *   relaxed .gpu .b128 accesses, scans with a non-commutative operator (on a struct
+ *   and on a u64) under compute-sanitizer racecheck got one tile's prefix wrong in
+ *   2-3 of 60 repetitions of the multi-tile checks, while the volatile word and the
+ *   split layout passed all 60; without the sanitizer all three passed 400 (H100,
+ *   2026-11-23). We have not found the cause; volatile costs 0.4% (f64 scan sweep of
+ *   2026-11-22: 2806 against 2818 GB/s), so we take the layout that passed.
  * - Split (other value sizes, or by choice of the policy): a status word per tile
  *   and two value arrays, one for aggregates and one for prefixes (as CUB's
  *   non-packed tile state), so that publishing the prefix never overwrites a value
@@ -200,6 +208,10 @@ __device__ __forceinline__ void mct__scan_store_word(unsigned long long* p, unsi
     *(volatile unsigned long long*)p = v;
 #endif
 }
+/* The 16-byte word is always accessed volatile (VOLATILE is ignored): see "Why
+ * volatile for 16 bytes" in the header comment. One .b128 access (PTX 8.3, sm_70+),
+ * not a .v2 vector: the memory model makes a vector access two element accesses in
+ * unspecified order. */
 template <bool VOLATILE>
 __device__ __forceinline__ ulonglong2 mct__scan_load_word(const ulonglong2* p) {
     ulonglong2 v;
@@ -207,14 +219,8 @@ __device__ __forceinline__ ulonglong2 mct__scan_load_word(const ulonglong2* p) {
     mct_emu_load_16(&v, p);
 #elif defined(__CUDA_ARCH__)
 #if __CUDA_ARCH__ >= 700
-    /* One .b128 access (PTX 8.3, sm_70+), not a .v2 vector: the memory model makes
-     * a vector access two element accesses in unspecified order, which may tear. */
-    if (!VOLATILE)
-        asm volatile("{\n\t.reg .b128 t;\n\tld.relaxed.gpu.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
-                     : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
-    else
-        asm volatile("{\n\t.reg .b128 t;\n\tld.volatile.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
-                     : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
+    asm volatile("{\n\t.reg .b128 t;\n\tld.volatile.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
+                 : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
 #else
     asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
 #endif
@@ -230,12 +236,8 @@ __device__ __forceinline__ void mct__scan_store_word(ulonglong2* p, ulonglong2 v
     mct_emu_store_16(p, &v);
 #elif defined(__CUDA_ARCH__)
 #if __CUDA_ARCH__ >= 700
-    if (!VOLATILE)
-        asm volatile("{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.relaxed.gpu.b128 [%0], t;\n\t}"
-                     : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
-    else
-        asm volatile("{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.volatile.b128 [%0], t;\n\t}"
-                     : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
+    asm volatile("{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.volatile.b128 [%0], t;\n\t}"
+                 : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
 #else
     asm volatile("st.volatile.v2.u64 [%0], {%1, %2};" : : "l"(p), "l"(v.x), "l"(v.y) : "memory");
 #endif

@@ -21,10 +21,10 @@
 #define MCT_TUNING_SCAN_H
 
 /** How tile states are stored (single_pass_scan.cuh has the memory-ordering argument).
- * - PACKED: status and value in one word, 8 bytes for 4-byte values and 16 bytes for
- *   8-byte values, each written and read as one relaxed .gpu access. Other sizes:
- *   SPLIT.
- * - PACKED_VOLATILE: the same words accessed with volatile loads and stores (the
+ * - PACKED: status and value in one word, 8 bytes for 4-byte values (read and written
+ *   as one relaxed .gpu access) and 16 bytes for 8-byte values (one volatile access;
+ *   single_pass_scan.cuh says why). Other sizes: SPLIT.
+ * - PACKED_VOLATILE: the same words, all accessed with volatile loads and stores (the
  *   design before the 16-byte word; kept to measure against).
  * - SPLIT: a status word plus separate aggregate and prefix arrays, fenced (what
  *   8-byte values used before; the only layout for other sizes). */
