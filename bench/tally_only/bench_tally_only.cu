@@ -120,9 +120,10 @@ static void time_case(int64_t particles, mct_method_t method, mct_dtype_t dtype,
     /* A prefix of the particles predicts the case: one that would pass
      * --max-case-s is not run (the CAS methods on 8 hot bins take minutes for
      * Table II alone). The prefix grows 8-fold from 2^16 particles up to 1/64 of
-     * them, so a hopeless case is dropped after about 1/50 of --max-case-s (a
-     * fixed 1/64 of Table III's 3e9 particles is 4.7e8 deposits: minutes for a
-     * CAS loop on 8 bins). The reference case always runs. */
+     * them, and a case is dropped once a prefix of at least 20 ms (shorter ones
+     * are mostly fixed costs) or the 1/64 projects it past the limit: a fixed
+     * 1/64 of Table III's 3e9 particles is 4.7e8 deposits, minutes for a CAS loop
+     * on 8 bins. The reference case always runs. */
     if (!(method == MCT_METHOD_FIXED && dtype == MCT_DTYPE_F64)) {
         const int64_t most = particles / 64 > 0 ? particles / 64 : 1;
         for (int64_t probe = most < 65536 ? most : 65536;; probe = probe * 8 < most ? probe * 8 : most) {
@@ -130,7 +131,7 @@ static void time_case(int64_t particles, mct_method_t method, mct_dtype_t dtype,
             out->status = time_rep(tally, a, probe, chunk < probe ? chunk : probe, grid, block, &m, &total, &running,
                                    sums);
             out->projected_s = m * 1e-3 * (double)particles / (double)probe;
-            if (!out->status && out->projected_s > args->max_case_seconds) {
+            if (!out->status && out->projected_s > args->max_case_seconds && (m >= 20.0 || probe == most)) {
                 out->skipped = 1;
                 mct_tally_destroy(tally);
                 return;
