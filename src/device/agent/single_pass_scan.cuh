@@ -45,8 +45,10 @@
  *   and on a u64) under compute-sanitizer racecheck got one tile's prefix wrong in
  *   2-3 of 60 repetitions of the multi-tile checks, while the volatile word and the
  *   split layout passed all 60; without the sanitizer all three passed 400 (H100,
- *   2026-11-23). We have not found the cause; volatile costs 0.4% (f64 scan sweep of
- *   2026-11-22: 2806 against 2818 GB/s), so we take the layout that passed.
+ *   2026-11-23). We have not found the cause, and take the layout that passed. Its
+ *   measured cost: 0.4% on the f64 inclusive scan (2806 against 2818 GB/s, one run);
+ *   the f64 exclusive scan went from 1.045x to 0.955x CUB between two runs on two
+ *   H100s (bench/results/README.md).
  * - Split (other value sizes, or by choice of the policy): a status word per tile
  *   and two value arrays, one for aggregates and one for prefixes (as CUB's
  *   non-packed tile state), so that publishing the prefix never overwrites a value
