@@ -50,8 +50,8 @@ for tool in memcheck racecheck; do
   for t in test_mct_add_float test_mct_add_int test_mct_add_exact test_device_add test_example_voxel; do
     step "sanitize_${tool}_$t" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/${t}_cuda"
   done
-  # Prefix scans at modest n (MCT_TEST_QUICK, and the largest n set by MCT_TEST_LARGE_N).
-  for t in test_warp_scan test_block_scan test_device_scan; do
+  # Warp reductions, and prefix scans at modest n (MCT_TEST_QUICK, and the largest n set by MCT_TEST_LARGE_N).
+  for t in test_warp_scan test_warp_segmented_reduce test_block_scan test_device_scan; do
     step "sanitize_${tool}_$t" env MCT_TEST_QUICK=1 MCT_TEST_LARGE_N=100003 $SAN --tool $tool "$BUILD/tests/${t}_cuda"
   done
   for m in atomic shared warp_reduce block_reduce replicated; do
