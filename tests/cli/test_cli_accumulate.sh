@@ -104,6 +104,15 @@ expect_error zero_bins "expected a whole number 1" --bins 0 --keys "$work/two.ke
 expect_error shared_too_large "do not fit in a block's 48 KiB" --bins 7000 --keys "$work/two.keys" --values "$work/two.values" --method shared --backend emulated
 expect_error kahan_f64 "cannot serve" --bins 100 --keys "$work/two.keys" --values "$work/two.values" --method kahan --dtype f64 --backend cpu
 expect_error fixed_overflow "fixed-point overflow" --bins 100 --keys "$work/two.keys" --values "$work/two.values" --method fixed --frac-bits 62 --backend cpu
+# An output path that cannot be written is refused before any work.
+if "$MCT" accumulate --bins 100 --keys "$work/two.keys" --values "$work/two.values" --out "$work/no/dir/x.out" \
+    >/dev/null 2>"$work/err"; then
+    fail "unwritable --out: exit 0"
+elif ! grep -q "is not a writable directory" "$work/err"; then
+    fail "unwritable --out: $(cat "$work/err")"
+else
+    echo "ok: unwritable --out -> $(cat "$work/err")"
+fi
 
 echo "accumulate: $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -104,6 +104,19 @@ expect_error zero_histories "expected a whole number >= 1" run "$work/good.ini" 
 expect_error fewer_histories "must be at least batches" run "$work/good.ini" --histories 3 --batches 4
 expect_error i32_overflow "exceed the range of i32" run "$work/good.ini" --backend cpu --histories 5e9 --batches 1
 expect_error unknown_command "unknown command" frobnicate
+# An output directory that cannot be written is refused before the run.
+touch "$work/plain_file"
+for out in "$work/plain_file" "$work/no/such/dir"; do
+    if "$MCT" run "$work/good.ini" --backend cpu --out "$out" >"$work/stdout" 2>"$work/stderr"; then
+        fail "--out $out: exit 0"
+    elif ! grep -q "output directory" "$work/stderr" || [ "$(wc -l <"$work/stderr")" -ne 1 ]; then
+        fail "--out $out: expected one line naming the output directory: $(cat "$work/stderr")"
+    elif [ -s "$work/stdout" ]; then
+        fail "--out $out: the run went ahead: $(cat "$work/stdout")"
+    else
+        echo "ok: --out $out -> $(cat "$work/stderr")"
+    fi
+done
 "$MCT" methods | grep -q "block_reduce" || fail "methods lacks block_reduce"
 "$MCT" --version | grep -q "mctally " || fail "--version"
 "$MCT" --help | grep -q "usage" || fail "--help"

@@ -28,6 +28,11 @@ typedef struct {
 /** Prints "mctally: <message>" to stderr; returns 1 (the exit code of errors). */
 int mct_cli_error(const char* fmt, ...);
 
+/** Before a run: `dir` is a writable directory or can be made in one; `path` can be
+ * written as a file. Print one clear message and return 1 otherwise. */
+int mct_cli_check_out_dir(const char* dir);
+int mct_cli_check_out_file(const char* path);
+
 /** Reads and checks a problem file; prints one clear message and returns
  * non-zero on the first problem found. */
 int mct_cli_config_load(const char* path, mct_cli_config_t* cfg);

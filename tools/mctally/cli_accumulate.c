@@ -68,6 +68,7 @@ static int parse_args(int argc, char** argv, acc_args_t* a) {
     if (!a->bins) return mct_cli_error("accumulate: --bins is required");
     if (!a->keys_path || !a->values_path) return mct_cli_error("accumulate: --keys and --values are required");
     if (!a->out) return mct_cli_error("accumulate: --out is required");
+    if (mct_cli_check_out_file(a->out)) return 1;
     if (!a->have_dtype)
         a->dtype = (a->method == MCT_METHOD_KAHAN || a->method == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
     return 0;

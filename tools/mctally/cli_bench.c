@@ -42,6 +42,8 @@ int mct_cli_bench(int argc, char** argv) {
     const int tally_only = !strcmp(argv[0], "tally_only");
     if (strcmp(argv[0], "escape") != 0 && !scan && !phantom && !scatter && !mpc && !accuracy && !tally_only)
         return mct_cli_error("bench: unknown suite '%s' (known: escape, scan, scatter, mpc, accuracy, tally_only, phantom)", argv[0]);
+    for (int i = 1; i + 1 < argc; ++i) /* before the device and the runs */
+        if (!strcmp(argv[i], "--out") && mct_cli_check_out_file(argv[i + 1])) return 1;
 #if MCT_HAVE_CUDA
     mct_tally_t probe = NULL;
     mct_tally_desc_t d;

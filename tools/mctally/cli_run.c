@@ -149,9 +149,16 @@ static cJSON* escape_json(const mct_escape_params_t* p, const mct_escape_result_
     return e;
 }
 
+/* Creates the output directory (one level, as mkdir does) if it is not there. */
+static int make_out_dir(const char* dir) {
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return mct_cli_error("cannot create output directory '%s': %s", dir, strerror(errno));
+    return 0;
+}
+
 /* Written to a temporary name and renamed, so no half-written file is left. */
 static int write_result(const char* dir, cJSON* root) {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return mct_cli_error("cannot create output directory '%s': %s", dir, strerror(errno));
+    if (make_out_dir(dir)) return 1;
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/result.json", dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -481,7 +488,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
 /* The grids (MetaImage), the depth dose (CSV and PNG) and the R50/Rp analysis. */
 static int phantom_files(const char* dir, const mct_phantom_params_t* p, const mct_phantom_result_t* r,
                          const double* dose, const double* rel, mct_phantom_ranges_t* rg, int* have_ranges) {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return mct_cli_error("cannot create output directory '%s': %s", dir, strerror(errno));
+    if (make_out_dir(dir)) return 1;
     if (mct_phantom_write_mhd(dir, "dose", p, dose) || mct_phantom_write_mhd(dir, "dose_rel_err", p, rel))
         return mct_cli_error("cannot write the dose grids in '%s': %s", dir, strerror(errno));
     mct_phantom_depth_dose_t dd;
@@ -572,7 +579,7 @@ int mct_cli_run(int argc, char** argv) {
     memset(&a, 0, sizeof a);
     a.out_dir = "out";
     a.backend = MCT_BACKEND_AUTO;
-    if (parse_args(argc, argv, &a)) return 1;
+    if (parse_args(argc, argv, &a) || mct_cli_check_out_dir(a.out_dir)) return 1;
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
     d.bins = 1;
