@@ -114,11 +114,7 @@ static void check_type(dim3 block, int blocks, uint64_t* seed, const char* name)
 }
 
 int main(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("no CUDA device, skipping\n");
-        return 77;
-    }
+    if (!test_have_device()) return 77;
     uint64_t seed = 1234;
     const int quick = getenv("MCT_TEST_QUICK") != NULL;
     /* 1 warp; 2, 3, 5 and 8 warps (every thread folds the warp totals); 9, 16 and 32

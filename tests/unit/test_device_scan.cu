@@ -481,11 +481,7 @@ static void check_chained_run_to_run(int64_t n, uint64_t* seed) {
 }
 
 int main(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("no CUDA device, skipping\n");
-        return 77;
-    }
+    if (!test_have_device()) return 77;
     const int quick = getenv("MCT_TEST_QUICK") != NULL;
     int64_t large = MCT_IS_EMULATED ? 200003 : (quick ? 300007 : (INT64_C(1) << 24) + 3);
     if (getenv("MCT_TEST_LARGE_N")) large = atoll(getenv("MCT_TEST_LARGE_N"));

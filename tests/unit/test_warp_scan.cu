@@ -92,11 +92,7 @@ static void check_type(const unsigned* masks, uint64_t* seed, const char* name) 
 }
 
 int main(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("no CUDA device, skipping\n");
-        return 77;
-    }
+    if (!test_have_device()) return 77;
     uint64_t seed = 2016;
     /* Round 0: fixed masks (full, prefixes of 1, 7 and 31 lanes, one high lane, the
      * odd lanes, the high half, one low and one high lane); later rounds: random. */

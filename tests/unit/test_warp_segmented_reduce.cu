@@ -59,13 +59,7 @@ static void warp_keys(int pattern, unsigned* k, uint64_t* s) {
 }
 
 int main(void) {
-    if (!MCT_IS_EMULATED) {
-        int n = 0;
-        if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-            printf("no CUDA device, skipping\n");
-            return 77;
-        }
-    }
+    if (!test_have_device()) return 77;
     const int N = 32 * NWARPS;
     uint64_t seed = 1809;
     std::vector<unsigned> keys(N), masks(NWARPS), contiguous(N, 7u);
