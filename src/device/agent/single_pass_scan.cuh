@@ -210,12 +210,13 @@ __device__ __forceinline__ void mct__scan_store_word(unsigned long long* p, unsi
     *(volatile unsigned long long*)p = v;
 #endif
 }
-/* The 16-byte word is always accessed volatile (VOLATILE is ignored): see "Why
- * volatile for 16 bytes" in the header comment. One .b128 access (PTX 8.3, sm_70+),
- * not a .v2 vector: the memory model makes a vector access two element accesses in
- * unspecified order. */
+/* The 16-byte word has only the volatile access (the tile-state selection below asks
+ * for no other): see "Why volatile for 16 bytes" in the header comment. One .b128
+ * access (PTX 8.3, sm_70+), not a .v2 vector: the memory model makes a vector access
+ * two element accesses in unspecified order. */
 template <bool VOLATILE>
 __device__ __forceinline__ ulonglong2 mct__scan_load_word(const ulonglong2* p) {
+    static_assert(VOLATILE, "the 16-byte tile word is accessed volatile only");
     ulonglong2 v;
 #if MCT_IS_EMULATED
     mct_emu_load_16(&v, p);
@@ -234,6 +235,7 @@ __device__ __forceinline__ ulonglong2 mct__scan_load_word(const ulonglong2* p) {
 }
 template <bool VOLATILE>
 __device__ __forceinline__ void mct__scan_store_word(ulonglong2* p, ulonglong2 v) {
+    static_assert(VOLATILE, "the 16-byte tile word is accessed volatile only");
 #if MCT_IS_EMULATED
     mct_emu_store_16(p, &v);
 #elif defined(__CUDA_ARCH__)
@@ -319,7 +321,7 @@ struct mct__scan_tile_state_sel<T, STATE, MCT__SCAN_LAYOUT_WORD8> {
 };
 template <typename T, int STATE>
 struct mct__scan_tile_state_sel<T, STATE, MCT__SCAN_LAYOUT_WORD16> {
-    using type = mct__scan_packed_state<T, ulonglong2, STATE == MCT__SCAN_STATE_PACKED_VOLATILE>;
+    using type = mct__scan_packed_state<T, ulonglong2, true>; /* always volatile: see the header comment */
 };
 
 /** The tile states of values of type T under a policy's STATE choice. Every layout
