@@ -211,7 +211,7 @@ struct mct_block_tally {
             add_aggregated(bins_shared, bin, value);
         } else if (in(MCT__BLOCK_AGGREGATED_GLOBAL)) {
             add_aggregated((T*)view.bins, bin, value);
-        } else {
+        } else if (in(MCT__BLOCK_SHARED)) {
             mct_atomic_add(bins_shared + bin, value);
         }
     }
