@@ -80,7 +80,7 @@ static int persistent_grid(const phantom_device_t* d, const mct_tally_view_t& vi
     if (d->grid_blocks > 0) return d->grid_blocks;
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mct__phantom_kernel_for<R, T>(view), d->block,
-                                                      mct__phantom_smem<T>(view)) != cudaSuccess ||
+                                                      mct__phantom_smem<T>(view, d->block)) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();
         per_sm = 1;

@@ -27,21 +27,38 @@
 
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/mct_tally_device.cuh"
+#include "mctally/device/thread/thread_run.cuh"
 
 /** Where a deposit goes: the block's tally (method M, or the view's at run
  * time), or nowhere in the benchmark's discarding launch (the values still
- * reach the counters, so the transport cannot be optimized away). The branch
- * is uniform over the grid. The add is inlined at the transport's one deposit
- * site (deposit_segment), which is compiled once and called; the tally it
- * reaches through this pointer therefore lives in the thread's local memory,
- * where a register-sum add is best one indexed sum (add_in_memory). */
+ * reach the counters, so the transport cannot be optimized away); the branch
+ * is uniform over the grid. Where the method allows it (mct__phantom_runs), a
+ * thread's consecutive deposits into one voxel are summed first and reach the
+ * tally as one add (mct_thread_run): a history's 449 deposits are 46 runs at
+ * 100^3 voxels, 13 at 10^3. The add is inlined at the transport's one deposit
+ * site (deposit_segment), which is compiled once and called, and reaches the
+ * sink through a pointer: the tally therefore lives in the thread's local
+ * memory, where a register-sum add is best one indexed sum (add_in_memory),
+ * and the run in shared memory, one slot per thread, where its load and store
+ * at every deposit cannot miss (a thread's local memory, 1.6 KB, is more than
+ * the L1 holds for a full SM). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
     mct_block_tally<T, M, MODE>* tally;
+    mct_thread_run<T>* run; /* NULL: every deposit is an add */
     int discard;
+    __device__ __forceinline__ void to_tally(int64_t voxel, T e) {
+        tally->add_in_memory(voxel, e); /* the tally is in memory: see above */
+    }
     template <typename R>
     __device__ __forceinline__ void add(int64_t voxel, R e) {
-        if (!discard) tally->add_in_memory(voxel, (T)e); /* the tally is in memory: see the kernel */
+        if (discard) return;
+        T v = (T)e;
+        if (!run || run->exchange(voxel, v)) to_tally(voxel, v); /* one site: the add's code once */
+    }
+    /** The last run into the tally; before the tally's flush. */
+    __device__ __forceinline__ void flush(void) {
+        if (!discard && run) run->flush([this](int64_t b, T s) { to_tally(b, s); });
     }
 };
 
@@ -63,6 +80,7 @@ struct mct__phantom_real<double> {
     static __device__ __forceinline__ void begin(track_t* t, const geom_t* g, uint64_t h) {
         mct_ph_track_begin_f64(t, g, h);
     }
+    static __device__ __forceinline__ int next(const track_t* t) { return mct_ph_track_next_f64(t); }
     template <typename S>
     static __device__ __forceinline__ int step(S* s, const geom_t* g, const tables_t* tb, track_t* t,
                                                mct_phantom_counters_t* c) {
@@ -78,6 +96,7 @@ struct mct__phantom_real<float> {
     static __device__ __forceinline__ void begin(track_t* t, const geom_t* g, uint64_t h) {
         mct_ph_track_begin_f32(t, g, h);
     }
+    static __device__ __forceinline__ int next(const track_t* t) { return mct_ph_track_next_f32(t); }
     template <typename S>
     static __device__ __forceinline__ int step(S* s, const geom_t* g, const tables_t* tb, track_t* t,
                                                mct_phantom_counters_t* c) {
@@ -114,6 +133,38 @@ typedef struct {
 #define MCT__PH_MAX_REGISTERS
 #endif
 
+/** Where the threads' runs start in the dynamic shared memory: after the
+ * tally's (the `shared` method's bins, block_reduce's warp sums). */
+template <typename T>
+static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view) {
+    return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
+}
+
+/** The kind of step (MCT_PH_NEXT_*) the calling lanes of a warp take in this
+ * pass, from the kind each lane's history needs next. Lanes of different kinds
+ * would run the electron step, the photon step and the hard event one after
+ * the other, and at 20 MeV, where 3 % of the steps are a photon's and 3 % of
+ * an electron's steps end at a hard event, one lane or another of a warp's 32
+ * needs each of them in most passes. So a pass runs electron steps while few
+ * lanes wait for anything else, and a waiting kind once an eighth of the lanes
+ * wait for it (the larger such kind first), or when no lane has an electron
+ * step to take. Idle lanes against extra passes: with a lane joining a kind
+ * every one to three passes and a pass of it costing about half an electron
+ * step, waiting for 4 of 32 lanes costs the least (and 2 to 8 nearly as
+ * little). Only when a step runs changes, never what it does: a history's
+ * random numbers and result are those of the CPU engine. The lanes compute
+ * the same answer from the same ballots. */
+static __device__ __forceinline__ int mct__phantom_pass_kind(int next) {
+    const unsigned lanes = __activemask();
+    const int n = __popc(lanes);
+    const int photons = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_PHOTON));
+    const int events = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_EVENT));
+    const int quorum = (n + 7) / 8;
+    if (events >= quorum && events >= photons) return MCT_PH_NEXT_EVENT;
+    if (photons >= quorum) return MCT_PH_NEXT_PHOTON;
+    return MCT_PH_NEXT_ELECTRON; /* some lane has one: without, a kind would hold half the lanes */
+}
+
 /** Histories [first, first + n): transport precision R, tally type T, tally
  * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add) in block
  * tally mode MODE (MCT__BLOCK_ANY_MODE: the method's, found at run time). */
@@ -121,12 +172,20 @@ template <typename R, typename T, mct_method_t M, mct__block_mode MODE>
 static __global__ void MCT__PH_MAX_REGISTERS
 mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::tables_t tb,
                    MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
-                   MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, mct__phantom_device_counters_t* out) {
+                   MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, int runs,
+                   mct__phantom_device_counters_t* out) {
     mct_block_tally<T, M, MODE> tally(view);
-    mct__phantom_sink<T, M, MODE> sink = {&tally, discard};
+    mct_thread_run<T>* run = NULL;
+    if (runs) { /* this thread's slot, after the tally's shared memory */
+        MCT_EXTERN_SHARED(unsigned char, smem_bytes);
+        run = reinterpret_cast<mct_thread_run<T>*>(smem_bytes + mct__phantom_run_offset<T>(view)) + mct_thread_rank();
+        *run = mct_thread_run<T>();
+    }
+    mct__phantom_sink<T, M, MODE> sink = {&tally, run, discard};
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
-    /* One step per pass; a thread whose history ends starts its next one in
-     * the same pass, so no lane idles until the warp's longest history ends. */
+    /* At most one step per pass; a thread whose history ends starts its next
+     * one in the same pass, so no lane idles until the warp's longest history
+     * ends. A lane whose next step is not of the pass's kind waits. */
     typename mct__phantom_real<R>::track_t track;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     int64_t next = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -135,9 +194,13 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
             if (next >= n) break;
             mct__phantom_real<R>::begin(&track, &g, first + (uint64_t)next);
             next += stride;
+            busy = 1; /* it may wait before its first step */
         }
-        busy = mct__phantom_real<R>::step(&sink, &g, &tb, &track, &c);
+        const int next_kind = mct__phantom_real<R>::next(&track);
+        if (next_kind == mct__phantom_pass_kind(next_kind))
+            busy = mct__phantom_real<R>::step(&sink, &g, &tb, &track, &c);
     }
+    sink.flush();
     tally.flush();
     if (c.adds == 0 && c.escaped == 0.0) return; /* a thread without histories */
     atomicAdd(&out->escaped, c.escaped);
@@ -150,10 +213,21 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
     if (c.overflow) atomicOr(&out->overflow, 1u);
 }
 
-/** Dynamic shared memory of the kernel for this tally (the `shared` method's bins). */
+/** Whether a launch of `block` threads sums runs: where the method allows it,
+ * and the runs fit beside the tally's shared memory (without them every
+ * deposit is an add, which is slower but the same). The discarding launch of
+ * the benchmark reserves the same memory, so both launches have one shape. */
 template <typename T>
-static inline size_t mct__phantom_smem(const mct_tally_view_t& view) {
-    return mct_block_tally_smem_bytes<T>(view);
+static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {
+    return mct_thread_run_serves(view.method, view.dtype) &&
+           mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
+}
+
+/** Dynamic shared memory of the kernel for this tally and block size. */
+template <typename T>
+static inline size_t mct__phantom_smem(const mct_tally_view_t& view, int block) {
+    return mct__phantom_runs<T>(view, block) ? mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>)
+                                             : mct_block_tally_smem_bytes<T>(view);
 }
 
 /** The kernel for the view. The methods of the paper's engines and the one
@@ -164,7 +238,7 @@ static inline size_t mct__phantom_smem(const mct_tally_view_t& view) {
  * code makes the transport itself slower. */
 template <typename R>
 using mct__phantom_kernel_t = void (*)(typename mct__phantom_real<R>::tables_t, typename mct__phantom_real<R>::geom_t,
-                                       uint64_t, int64_t, mct_tally_view_t, int, mct__phantom_device_counters_t*);
+                                       uint64_t, int64_t, mct_tally_view_t, int, int, mct__phantom_device_counters_t*);
 
 template <typename R, typename T>
 static inline mct__phantom_kernel_t<R> mct__phantom_kernel_for(const mct_tally_view_t& view) {
@@ -185,10 +259,12 @@ static inline void mct__phantom_launch(const typename mct__phantom_real<R>::tabl
                                        int grid, int block, cudaStream_t stream) {
     if (view.dtype == MCT_DTYPE_F32) {
         const auto kernel = mct__phantom_kernel_for<R, float>(view);
-        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<float>(view), stream, tb, g, first, n, view, discard, out);
+        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<float>(view, block), stream, tb, g, first, n, view,
+                   discard, mct__phantom_runs<float>(view, block), out);
     } else {
         const auto kernel = mct__phantom_kernel_for<R, double>(view);
-        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<double>(view), stream, tb, g, first, n, view, discard, out);
+        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<double>(view, block), stream, tb, g, first, n, view,
+                   discard, mct__phantom_runs<double>(view, block), out);
     }
 }
 

@@ -61,6 +61,10 @@ enum {
 
 /** Particle kinds. */
 enum { MCT_PH_PHOTON = 0, MCT_PH_ELECTRON = 1, MCT_PH_POSITRON = 2 };
+/** What a history's next step is (MCT_PH(track_next)): an electron's or
+ * positron's step, a photon's, or the hard event that ended an electron step.
+ * They run different code, and a GPU warp runs one kind at a time. */
+enum { MCT_PH_NEXT_ELECTRON = 0, MCT_PH_NEXT_PHOTON = 1, MCT_PH_NEXT_EVENT = 2 };
 /** Particle flags: the source particle (and the continuation of the primary
  * electron after it makes a secondary); a photon that has interacted. */
 enum { MCT_PH_PRIMARY = 1, MCT_PH_COLLIDED = 2 };
@@ -97,33 +101,48 @@ typedef struct {
 
 /** A history's random numbers: Philox4x32-10 with key = seed and counter =
  * (history low, history high, draw block, 0), so a history's numbers depend on
- * (seed, history) only, never on the thread or launch shape that runs it. */
+ * (seed, history) only, never on the thread or launch shape that runs it.
+ *
+ * Every step of the transport starts with fresh blocks (mct_phantom_rng_step:
+ * two in double, whose uniform takes two words, one in float), enough for an
+ * electron step's four numbers. On a GPU the lanes of a warp then run the
+ * generator together, at one site, once or twice a step. Refilled only when
+ * its words ran out, a lane's buffer ran out at a different draw from its
+ * neighbours', and a warp ran the generator at nearly every draw of the step
+ * for the few lanes that needed it. A step that needs more words (a rejection
+ * loop) refills one block at a time; the words a step leaves are dropped. */
 typedef struct {
     mct_key2x32_t key;
     mct_ctr4x32_t ctr;
-    mct_ctr4x32_t buf;
-    uint32_t idx;
+    uint32_t buf[8];
+    uint32_t idx; /**< next word of buf; 8: empty */
 } mct_phantom_rng_t;
 
 MCT_INLINE MCT_HD void mct_phantom_rng_init(mct_phantom_rng_t* r, uint64_t seed, uint64_t history) {
     r->key = mct_philox_key_from_seed(seed);
     r->ctr = mct_philox_ctr_history(history, 0u, 0u);
-    r->buf = r->ctr;
-    r->idx = 4u;
+    r->idx = 8u;
 }
 
-/** The next four words of a history's stream (one Philox block). */
-MCT_PH_COLD MCT_HD mct_ctr4x32_t mct__phantom_rng_block(mct_ctr4x32_t ctr, mct_key2x32_t key) {
-    return mct_philox4x32_10(ctr, key);
+/** Fills buf[from..7] with the next blocks of the stream (from = 0 or 4) and
+ * starts there. Compiled once and called. */
+MCT_PH_COLD MCT_HD void mct__phantom_rng_fill(mct_phantom_rng_t* r, uint32_t from) {
+    for (uint32_t i = from; i < 8u; i += 4u) {
+        const mct_ctr4x32_t b = mct_philox4x32_10(r->ctr, r->key);
+        ++r->ctr.v[2];
+        for (uint32_t j = 0; j < 4u; ++j) r->buf[i + j] = b.v[j];
+    }
+    r->idx = from;
+}
+
+/** The start of a step: `words` (4 or 8) fresh words. */
+MCT_INLINE MCT_HD void mct_phantom_rng_step(mct_phantom_rng_t* r, uint32_t words) {
+    mct__phantom_rng_fill(r, 8u - words);
 }
 
 MCT_INLINE MCT_HD uint32_t mct_phantom_rng_u32(mct_phantom_rng_t* r) {
-    if (r->idx == 4u) {
-        r->buf = mct__phantom_rng_block(r->ctr, r->key);
-        ++r->ctr.v[2];
-        r->idx = 0u;
-    }
-    return mct__philox_lane(r->buf, r->idx++);
+    if (r->idx == 8u) mct__phantom_rng_fill(r, 4u);
+    return r->buf[r->idx++];
 }
 
 #ifdef __cplusplus
