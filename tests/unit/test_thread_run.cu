@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "mctally/device/mct_launch.cuh"
@@ -102,6 +103,13 @@ static void run_device(const run_case<T>& c, std::vector<T>& sums, unsigned long
     cudaFree(d_bins), cudaFree(d_values), cudaFree(d_off), cudaFree(d_sums), cudaFree(d_counts);
 }
 
+/** a + b on the host, wrapping for signed integers (mct_plus is device code). */
+template <typename T>
+static T host_plus(T a, T b) {
+    if constexpr (std::is_integral<T>::value) return (T)((uint64_t)a + (uint64_t)b);
+    return a + b;
+}
+
 /** The reference: each thread's maximal runs of one bin, summed in order. */
 template <typename T>
 static void check_case(uint64_t seed) {
@@ -115,7 +123,7 @@ static void check_case(uint64_t seed) {
                 ++runs;
                 runs_outside += b < 0 || b >= NBINS;
             }
-            if (b >= 0 && b < NBINS) want[b] = mct_plus{}(want[b], c.values[i]);
+            if (b >= 0 && b < NBINS) want[b] = host_plus(want[b], c.values[i]);
         }
     std::vector<T> got;
     unsigned long long emitted, outside;
