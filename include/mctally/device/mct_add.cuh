@@ -178,7 +178,7 @@ __device__ __forceinline__ void mct__append_pair(const mct_tally_view_t& view, i
 template <typename T>
 __device__ __forceinline__ void mct__replica_add(const mct_tally_view_t& view, int64_t bin, T v) {
     if (view.replicas == NULL || view.nreplicas <= 0) {
-        mct_atomic_add_global((T*)view.bins + bin, v);
+        mct_atomic_add((T*)view.bins + bin, v);
         return;
     }
     const int64_t block_threads = mct_block_threads();
@@ -189,7 +189,7 @@ __device__ __forceinline__ void mct__replica_add(const mct_tally_view_t& view, i
     if (view.nreplicas >= threads)
         *p += v; /* private: this thread owns the replica */
     else
-        mct_atomic_add_global(p, v);
+        mct_atomic_add(p, v);
 }
 
 /** Step 3: one global update of bin by the (leader) lane. */
@@ -207,7 +207,7 @@ __device__ __forceinline__ void mct__update(const mct_tally_view_t& view, int64_
     else if constexpr (M == MCT_METHOD_SORT_REDUCE)
         mct__append_pair(view, bin, v);
     else /* atomic, wib, wag_match, wag on integers */
-        mct_atomic_add_global(bins + bin, v);
+        mct_atomic_add(bins + bin, v);
 }
 
 /** Adds `value` into bin `bin` of the tally with method M; any lane, any time.
