@@ -123,6 +123,12 @@ typedef struct {
 #define MCT__PH_GRID_CONST
 #endif
 
+/* MCT_PHANTOM_RUNS=0 (a build option, 1 by default) makes every deposit an
+ * add of the tally, to measure what the runs save. */
+#ifndef MCT_PHANTOM_RUNS
+#define MCT_PHANTOM_RUNS 1
+#endif
+
 /* MCT_PHANTOM_MAX_REGISTERS (a build option, unset by default) caps the
  * kernel's registers, to weigh occupancy against the spills a cap brings on
  * a GPU (nvcc -DMCT_PHANTOM_MAX_REGISTERS=80). Without it, no cap: ptxas
@@ -219,7 +225,7 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
  * the benchmark reserves the same memory, so both launches have one shape. */
 template <typename T>
 static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {
-    return mct_thread_run_serves(view.method, view.dtype) &&
+    return MCT_PHANTOM_RUNS && mct_thread_run_serves(view.method, view.dtype) &&
            mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
 }
 
