@@ -19,7 +19,11 @@
  * 117 KB (sm_90, double, atomic), its registers from 162 to 96, and test 2
  * from 1.06e6 to 4.4e6 histories/s. One step per pass of the thread's loop,
  * with a new history started in the pass where one ends, keeps a warp's lanes
- * stepping together instead of waiting for its longest history. */
+ * stepping together instead of waiting for its longest history; one kind of
+ * step per pass (mct__phantom_pass_kind), random blocks drawn together at the
+ * start of each step, and runs of deposits (mct__phantom_sink) took it to
+ * 91 KB, 94 registers and 8.3e6 histories/s, still waiting on instruction
+ * fetches 61 % of the time (bench/results/2026-11-23-h100-phantom-r5*). */
 #ifndef MCT_SIM_PHANTOM_KERNELS_CUH
 #define MCT_SIM_PHANTOM_KERNELS_CUH
 
