@@ -27,6 +27,7 @@
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/mct_tally_device.cuh"
 #include "test_assert.h"
+#include "test_device.h"
 
 #define CHECK_CUDA(call) ASSERT_EQ_I64((int64_t)(call), (int64_t)cudaSuccess)
 
@@ -348,16 +349,6 @@ static std::vector<unsigned char> harness_run(const harness_input& in, const har
     CHECK_CUDA(cudaMemcpy(raw.data(), t.view.bins, raw.size(), cudaMemcpyDeviceToHost));
     harness_tally_free(t);
     return raw;
-}
-
-/** Whether there is a device to run on (always, under the emulation). */
-static bool harness_have_device(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("no CUDA device, skipping\n");
-        return false;
-    }
-    return true;
 }
 
 /** MCT_TEST_QUICK (set under compute-sanitizer) runs a small configuration. */

@@ -11,19 +11,9 @@
 
 #include "mctally/device/thread/thread_operators.cuh"
 #include "test_assert.h"
+#include "test_device.h"
 
 #define CHECK_CUDA(call) ASSERT_EQ_I64((int64_t)(call), (int64_t)cudaSuccess)
-
-/** Whether there is a device to run on (always, under the emulation); a test without
- * one exits 77, which ctest reports as skipped. */
-static inline bool test_have_device(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("no CUDA device, skipping\n");
-        return false;
-    }
-    return true;
-}
 
 /** splitmix64: reproducible inputs from a seed. */
 static inline uint64_t test_next(uint64_t* s) {

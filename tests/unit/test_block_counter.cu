@@ -10,6 +10,7 @@
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/mct_tally_device.cuh"
 #include "test_assert.h"
+#include "test_device.h"
 
 template <typename T, mct_method_t M>
 static __global__ void count_kernel(const int32_t* flags, int64_t n, mct_tally_view_t view, int64_t bin) {
@@ -76,11 +77,7 @@ static void check_methods(const int32_t* d_flags, int64_t n, int64_t exact, int 
 }
 
 int main(void) {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("no CUDA device, skipping\n");
-        return 77;
-    }
+    if (!test_have_device()) return 77;
     const int blocks[] = {1, 7, 32, 65, 128, 1024};
     /* MCT_TEST_QUICK (set under compute-sanitizer) keeps one size and density. */
     const int quick = getenv("MCT_TEST_QUICK") != NULL;

@@ -224,7 +224,7 @@ static void test_sort_reduce(int64_t n, int64_t nbins) {
 }
 
 int main(void) {
-    if (!harness_have_device()) return 77;
+    if (!test_have_device()) return 77;
     const int64_t n = harness_quick() ? 3001 : 20011;
     /* 8 and 9 straddle the register sums of block_reduce/warp_reduce; 7000 f64
      * or u64 bins no longer fit a block's shared memory. */

@@ -31,7 +31,7 @@ static void check_method(mct_method_t m, voxel_grid_t g, uint64_t histories, boo
 }
 
 int main(void) {
-    if (!harness_have_device()) return 77;
+    if (!test_have_device()) return 77;
     const voxel_grid_t g = {10, 10, 12};
     const uint64_t histories = harness_quick() ? 500 : 3000;
     check_method<double>(MCT_METHOD_ATOMIC, g, histories, false);

@@ -257,7 +257,7 @@ static void test_broken_warp_code(void) {
 }
 
 int main(void) {
-    if (!harness_have_device()) return 77;
+    if (!test_have_device()) return 77;
     harness_sweep<float, MCT_METHOD_KAHAN, FORM_ADD>();
     harness_sweep<float, MCT_METHOD_KAHAN_NAIVE, FORM_ADD>();
     harness_sweep<float, MCT_METHOD_KAHAN, FORM_BLOCK_RUNTIME>();

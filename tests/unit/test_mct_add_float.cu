@@ -27,7 +27,7 @@ static void float_methods(void) {
 }
 
 int main(void) {
-    if (!harness_have_device()) return 77;
+    if (!test_have_device()) return 77;
     float_methods<float>();
     float_methods<double>();
     printf("mct_add float methods: within bounds\n");

@@ -28,7 +28,7 @@ static void int_methods(void) {
 }
 
 int main(void) {
-    if (!harness_have_device()) return 77;
+    if (!test_have_device()) return 77;
     int_methods<int32_t>();
     int_methods<uint64_t>();
     printf("mct_add integer methods: exact\n");
