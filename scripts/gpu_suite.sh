@@ -131,6 +131,27 @@ step bench_phantom env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || e
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
 fi
 
+# The phantom kernel's build options on the same GPU (not in the default stages): the main build
+# against builds without the runs of deposits (MCT_PHANTOM_RUNS=0) and with a register cap
+# (MCT_PHANTOM_MAX_REGISTERS=80), each timed by the Table II rows of atomic and block_reduce.
+if stage phantom_variants; then
+phantom_variant_build() { # NAME CUDA_FLAGS
+  cmake -S . -B "$BUILD-$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+    -DCMAKE_CUDA_FLAGS="$2" && cmake --build "$BUILD-$1" -j "$(nproc)" --target mctally_cli
+}
+for v in "main:" "no_runs:-DMCT_PHANTOM_RUNS=0" "regs80:-DMCT_PHANTOM_MAX_REGISTERS=80"; do
+  name=${v%%:*} flags=${v#*:} bin=$MCT
+  if [ "$name" != main ]; then
+    step "build_$name" phantom_variant_build "$name" "$flags"
+    bin="$BUILD-$name/tools/mctally/mctally"
+  fi
+  step "phantom_variant_$name" env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+    "$bin" bench phantom --tables 2 --methods atomic,block_reduce --reps 1 --out "$OUT/phantom_variant_$name.json"
+  [ -f "$OUT/phantom_variant_$name.json" ] &&
+    python3 bench/phantom/table.py "$OUT/phantom_variant_$name.json" >"$OUT/phantom_variant_$name.md"
+done
+fi
+
 # Scatter from GPU arrays: every f64 method beside CUB (same run) and PyTorch (same patterns),
 # then the Markdown and charts: bench_scatter.md, bench_{scatter,mpc}_{all,best}.png.
 if stage bench_scatter; then

@@ -38,7 +38,7 @@
  * reach the counters, so the transport cannot be optimized away); the branch
  * is uniform over the grid. Where the method allows it (mct__phantom_runs), a
  * thread's consecutive deposits into one voxel are summed first and reach the
- * tally as one add (mct_thread_run): a history's 449 deposits are 46 runs at
+ * tally as one add (mct_thread_run): a history's 450 deposits are 46 runs at
  * 100^3 voxels, 13 at 10^3. The add is inlined at the transport's one deposit
  * site (deposit_segment), which is compiled once and called, and reaches the
  * sink through a pointer: the tally therefore lives in the thread's local

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file thread_run.cuh  One thread's run of adds into one bin, summed in a
- * register and handed to the tally once, when the bin changes and at flush().
+/** @file thread_run.cuh  One thread's run of adds into one bin, summed where the
+ * thread keeps it (a register, or its own slot of shared memory) and handed to
+ * the tally once, when the bin changes and at flush().
  *
  * A transport thread deposits in runs: a track's steps keep depositing into
  * the voxel they cross until they leave it, and a secondary starts where its
- * parent is. In Liu's 20 MeV electron beam on water, a history's 449 deposits
+ * parent is. In Liu's 20 MeV electron beam on water, a history's 450 deposits
  * fall in 46 runs of one voxel at 100^3 voxels, 13 at 10^3 and 8 at 2^3, so a
  * run costs the tally one add where the deposits cost ten to fifty. Warp
  * aggregation cannot see this: it is one lane's sequence in time, not the
