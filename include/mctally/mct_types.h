@@ -89,6 +89,14 @@ mct_status_t mct_method_supports(mct_method_t method, mct_dtype_t dtype, mct_bac
  * associative, so every method is BITWISE on integers (below overflow). */
 mct_determinism_t mct_method_determinism(mct_method_t method, mct_dtype_t dtype);
 
+/** 1 when a caller may sum its own consecutive values for one bin and add the
+ * sum instead (a run: mctally/device/thread/thread_run.cuh), keeping the
+ * method's promise: the methods that are not BITWISE for `dtype` (a run is a
+ * function of the caller's own sequence; only the rounding of a float sum
+ * changes), except the Kahan methods, whose compensated step is per value.
+ * 0 otherwise, and for values out of range. */
+int mct_method_accepts_runs(mct_method_t method, mct_dtype_t dtype);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,13 @@
  * tally's own CPU method (atomic, replicated, kahan, fixed, sort_reduce) with
  * the library's code. A problem uses only the public API, so the CPU engine
  * does not reach into the backend for a per-element add; the price is one
- * pass over the pairs after the transport of each chunk. */
+ * pass over the pairs after the transport of each chunk. Where the method
+ * accepts runs (mct_method_accepts_runs), a history's consecutive deposits
+ * into one voxel become one pair, as on the GPU: 450 pairs a history are 46
+ * at 100^3 voxels (`mctally run examples/phantom_test2.ini --backend cpu
+ * --histories 4e4 --batches 2`, 2 cores, 2026-11-23: 1.49 s before, 1.27 s
+ * after; test 3: 1.60 s, 1.14 s). A run never crosses histories, so each pair
+ * is a function of its history alone whatever thread transports it. */
 #include <stdlib.h>
 
 #include "phantom_engine.h"
@@ -17,7 +23,9 @@ typedef struct {
     uint32_t* keys;
     double* values;
     int64_t n, cap;
-    int failed; /* a buffer could not grow */
+    int64_t history_start; /* the first pair of the current history */
+    int runs;              /* sum a history's consecutive deposits into one voxel */
+    int failed;            /* a buffer could not grow */
 } mct_phantom_cpu_sink_t;
 
 static int cpu_grow(mct_phantom_cpu_sink_t* s) {
@@ -32,6 +40,10 @@ static int cpu_grow(mct_phantom_cpu_sink_t* s) {
 }
 
 static inline void cpu_score(mct_phantom_cpu_sink_t* s, int64_t voxel, double e) {
+    if (s->runs && s->n > s->history_start && s->keys[s->n - 1] == (uint32_t)voxel) {
+        s->values[s->n - 1] += e;
+        return;
+    }
     if (s->n == s->cap && !cpu_grow(s)) {
         s->failed = 1;
         return;
@@ -97,16 +109,22 @@ static int64_t cpu_tally_threads(void* ctx) { return ((phantom_cpu_t*)ctx)->thre
 
 static mct_status_t cpu_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tally_t tally) {
     phantom_cpu_t* c = ctx;
+    mct_tally_desc_t desc;
+    mct_status_t st = mct_tally_get_desc(tally, &desc);
+    if (st) return st;
+    const int runs = mct_method_accepts_runs(desc.method, desc.dtype);
     int failed = 0;
 #pragma omp parallel num_threads(c->threads) reduction(| : failed)
     {
         mct_phantom_cpu_sink_t* sink = &c->sinks[mct__sim_cpu_thread_id()];
         sink->n = 0;
+        sink->runs = runs;
         mct_phantom_counters_t local = {0};
         /* Histories differ a lot in length (a photon may cross without
          * interacting): hand them out in small dynamic portions. */
 #pragma omp for schedule(dynamic, 8)
         for (int64_t i = 0; i < n; ++i) {
+            sink->history_start = sink->n;
             if (c->transport == MCT_PHANTOM_TRANSPORT_F32)
                 mct_ph_history_f32(sink, &c->g32, &c->tb32, first + (uint64_t)i, &local);
             else
@@ -120,7 +138,7 @@ static mct_status_t cpu_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tall
     for (int i = 0; i < c->threads; ++i) {
         const mct_phantom_cpu_sink_t* s = &c->sinks[i];
         if (s->n == 0) continue;
-        mct_status_t st = mct_tally_add(tally, s->keys, s->values, s->n);
+        st = mct_tally_add(tally, s->keys, s->values, s->n);
         if (st) return st;
     }
     return MCT_STATUS_SUCCESS;

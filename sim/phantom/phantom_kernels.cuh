@@ -229,7 +229,7 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
  * the benchmark reserves the same memory, so both launches have one shape. */
 template <typename T>
 static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {
-    return MCT_PHANTOM_RUNS && mct_thread_run_serves(view.method, view.dtype) &&
+    return MCT_PHANTOM_RUNS && mct_method_accepts_runs(view.method, view.dtype) &&
            mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
 }
 

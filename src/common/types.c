@@ -132,6 +132,11 @@ size_t mct_method_storage_size(mct_method_t m, mct_dtype_t d) {
     return mct_dtype_size(d);
 }
 
+int mct_method_accepts_runs(mct_method_t m, mct_dtype_t d) {
+    if ((unsigned)m >= MCT_METHOD_COUNT || (unsigned)d >= MCT_DTYPE_COUNT) return 0;
+    return mct_method_determinism(m, d) != MCT_BITWISE && m != MCT_METHOD_KAHAN && m != MCT_METHOD_KAHAN_NAIVE;
+}
+
 mct_determinism_t mct_method_determinism(mct_method_t m, mct_dtype_t d) {
     if ((unsigned)m >= MCT_METHOD_COUNT) return MCT_NOT_GUARANTEED;
     if (d == MCT_DTYPE_I32 || d == MCT_DTYPE_U64) return MCT_BITWISE;

@@ -5,7 +5,7 @@
  * diverge); the tally must receive exactly one add per maximal run with the run's sum,
  * every bin's total must equal the sum of its values (exact: small integers in double,
  * wrapping int32), a NaN must reach its bin, and a second flush must add nothing. Also
- * which methods a run serves. Runs on a GPU and under the CUDA emulation
+ * which methods accept runs (mct_method_accepts_runs). Runs on a GPU and under the CUDA emulation
  * (test_thread_run_emulated.cpp). */
 #include <math.h>
 #include <stdio.h>
@@ -159,13 +159,15 @@ int main(void) {
     check_nan();
     /* Runs keep the promise of methods that add in no fixed order or in the
      * thread's own order; not of bitwise ones, integer tallies or Kahan's. */
-    ASSERT_TRUE(mct_thread_run_serves(MCT_METHOD_ATOMIC, MCT_DTYPE_F64));
-    ASSERT_TRUE(mct_thread_run_serves(MCT_METHOD_BLOCK_REDUCE, MCT_DTYPE_F32));
-    ASSERT_TRUE(mct_thread_run_serves(MCT_METHOD_REPLICATED, MCT_DTYPE_F64));
-    ASSERT_TRUE(!mct_thread_run_serves(MCT_METHOD_FIXED, MCT_DTYPE_F64));
-    ASSERT_TRUE(!mct_thread_run_serves(MCT_METHOD_ATOMIC, MCT_DTYPE_I32));
-    ASSERT_TRUE(!mct_thread_run_serves(MCT_METHOD_KAHAN, MCT_DTYPE_F32));
-    ASSERT_TRUE(!mct_thread_run_serves(MCT_METHOD_KAHAN_NAIVE, MCT_DTYPE_F32));
+    ASSERT_TRUE(mct_method_accepts_runs(MCT_METHOD_ATOMIC, MCT_DTYPE_F64));
+    ASSERT_TRUE(mct_method_accepts_runs(MCT_METHOD_BLOCK_REDUCE, MCT_DTYPE_F32));
+    ASSERT_TRUE(mct_method_accepts_runs(MCT_METHOD_REPLICATED, MCT_DTYPE_F64));
+    ASSERT_TRUE(!mct_method_accepts_runs(MCT_METHOD_FIXED, MCT_DTYPE_F64));
+    ASSERT_TRUE(!mct_method_accepts_runs(MCT_METHOD_ATOMIC, MCT_DTYPE_I32));
+    ASSERT_TRUE(!mct_method_accepts_runs(MCT_METHOD_KAHAN, MCT_DTYPE_F32));
+    ASSERT_TRUE(!mct_method_accepts_runs(MCT_METHOD_KAHAN_NAIVE, MCT_DTYPE_F32));
+    ASSERT_TRUE(!mct_method_accepts_runs(MCT_METHOD_COUNT, MCT_DTYPE_F64));
+    ASSERT_TRUE(!mct_method_accepts_runs(MCT_METHOD_ATOMIC, MCT_DTYPE_COUNT));
     printf("test_thread_run: ok\n");
     return 0;
 }

@@ -17,8 +17,8 @@
  *
  * The run's sum is in T, so the tally receives the same values regrouped: for
  * a float tally whose order of addition is free anyway, only the rounding
- * changes; mct_thread_run_serves() says for which methods that holds (the
- * others should be given each value directly). Any bin, in range or not, and
+ * changes; mct_method_accepts_runs() (mct_types.h) says for which methods that
+ * holds (the others should be given each value directly). Any bin, in range or not, and
  * any value (NaN, Inf) passes through unchanged to the add, whose rules apply. */
 #ifndef MCT_THREAD_RUN_CUH
 #define MCT_THREAD_RUN_CUH
@@ -27,16 +27,6 @@
 
 #include "mctally/device/warp/warp_segmented_reduce.cuh" /* mct_plus */
 #include "mctally/mct_types.h"
-
-/** Whether regrouping a thread's values into runs keeps the method's promise
- * (host): a run is a function of the thread's own sequence, which a launch of
- * the same shape repeats, so NOT_GUARANTEED and RUN_TO_RUN methods keep theirs;
- * BITWISE ones (fixed-point, integer tallies) would not, across launch shapes.
- * The Kahan methods are left out too: their compensated step is per value. */
-static inline bool mct_thread_run_serves(mct_method_t method, mct_dtype_t dtype) {
-    return mct_method_determinism(method, dtype) != MCT_BITWISE && method != MCT_METHOD_KAHAN &&
-           method != MCT_METHOD_KAHAN_NAIVE;
-}
 
 template <typename T>
 struct mct_thread_run {
