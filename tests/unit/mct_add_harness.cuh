@@ -29,8 +29,6 @@
 #include "test_assert.h"
 #include "test_device.h"
 
-#define CHECK_CUDA(call) ASSERT_EQ_I64((int64_t)(call), (int64_t)cudaSuccess)
-
 /* What a lane does with item i (ctl[i]). */
 enum { CTL_SKIP = 0, CTL_IF = 1, CTL_ELSE = 2, CTL_EXIT = 3 };
 /* How a kernel adds: template or run-time mct_add, or through mct_block_tally. */

@@ -13,8 +13,6 @@
 #include "test_assert.h"
 #include "test_device.h"
 
-#define CHECK_CUDA(call) ASSERT_EQ_I64((int64_t)(call), (int64_t)cudaSuccess)
-
 /** splitmix64: reproducible inputs from a seed. */
 static inline uint64_t test_next(uint64_t* s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);

@@ -21,8 +21,6 @@ static __global__ void count_kernel(const int32_t* flags, int64_t n, mct_tally_v
     counter.flush();
 }
 
-#define CHECK_CUDA(call) ASSERT_EQ_I64((int64_t)(call), (int64_t)cudaSuccess)
-
 template <typename T, mct_method_t M>
 static void check_case(const int32_t* d_flags, int64_t n, int64_t exact, int block, int64_t grid) {
     const int64_t nbins = 3, bin = 1, threads = grid * block;
