@@ -228,16 +228,19 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
  * deposit is an add, which is slower but the same). The discarding launch of
  * the benchmark reserves the same memory, so both launches have one shape. */
 template <typename T>
+static inline size_t mct__phantom_run_end(const mct_tally_view_t& view, int block) {
+    return mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>);
+}
+template <typename T>
 static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {
     return MCT_PHANTOM_RUNS && mct_method_accepts_runs(view.method, view.dtype) &&
-           mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
+           mct__phantom_run_end<T>(view, block) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
 }
 
 /** Dynamic shared memory of the kernel for this tally and block size. */
 template <typename T>
 static inline size_t mct__phantom_smem(const mct_tally_view_t& view, int block) {
-    return mct__phantom_runs<T>(view, block) ? mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>)
-                                             : mct_block_tally_smem_bytes<T>(view);
+    return mct__phantom_runs<T>(view, block) ? mct__phantom_run_end<T>(view, block) : mct_block_tally_smem_bytes<T>(view);
 }
 
 /** The kernel for the view. The methods of the paper's engines and the one

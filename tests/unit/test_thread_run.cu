@@ -5,8 +5,8 @@
  * diverge); the tally must receive exactly one add per maximal run with the run's sum,
  * every bin's total must equal the sum of its values (exact: small integers in double,
  * wrapping int32), a NaN must reach its bin, and a second flush must add nothing. Also
- * which methods accept runs (mct_method_accepts_runs). Runs on a GPU and under the CUDA emulation
- * (test_thread_run_emulated.cpp). */
+ * which methods accept runs (mct_method_accepts_runs). Runs on a GPU and under the
+ * CUDA emulation (test_thread_run_emulated.cpp). */
 #include <math.h>
 #include <stdio.h>
 
@@ -16,6 +16,7 @@
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/thread/thread_atomic.cuh"
 #include "mctally/device/thread/thread_run.cuh"
+#include "mctally/mct_types.h"
 #include "scan_test_common.h"
 
 #define NBINS 40

@@ -18,15 +18,15 @@
  * The run's sum is in T, so the tally receives the same values regrouped: for
  * a float tally whose order of addition is free anyway, only the rounding
  * changes; mct_method_accepts_runs() (mct_types.h) says for which methods that
- * holds (the others should be given each value directly). Any bin, in range or not, and
- * any value (NaN, Inf) passes through unchanged to the add, whose rules apply. */
+ * holds (the others should be given each value directly). Any bin, in range or
+ * not, and any value (NaN, Inf) passes through unchanged to the add, whose
+ * rules apply. */
 #ifndef MCT_THREAD_RUN_CUH
 #define MCT_THREAD_RUN_CUH
 
 #include <stdint.h>
 
 #include "mctally/device/warp/warp_segmented_reduce.cuh" /* mct_plus */
-#include "mctally/mct_types.h"
 
 template <typename T>
 struct mct_thread_run {
