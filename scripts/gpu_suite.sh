@@ -41,6 +41,7 @@ step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_AR
 step build cmake --build "$BUILD" -j "$(nproc)"
 fi
 MCT="$BUILD/tools/mctally/mctally"
+COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" # recorded in the benchmarks' JSON
 SAN="compute-sanitizer --error-exitcode 9"
 if stage test; then
 step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
@@ -96,10 +97,10 @@ step tally_only_table2 "$MCT" run examples/tally_only.ini --backend cuda --out /
 step mpc_run "$MCT" run examples/mpc.ini --backend cuda --out /tmp/mct-mpc
 fi
 if stage bench; then
-step bench_escape env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+step bench_escape env MCT_COMMIT="$COMMIT" \
   "$MCT" bench escape --out "$OUT/bench_escape.json"
 # Prefix scan beside CUB DeviceScan (2^20..2^30 i32 and f64), then its Markdown summary.
-step bench_scan env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+step bench_scan env MCT_COMMIT="$COMMIT" \
   "$MCT" bench scan --out "$OUT/bench_scan.json"
 [ -f "$OUT/bench_scan.json" ] && python3 bench/scan/table.py "$OUT/bench_scan.json" \
   "scripts/gpu_suite.sh (mctally bench scan --out bench_scan.json)" >"$OUT/bench_scan.md"
@@ -126,7 +127,7 @@ step phantom_kas phantom_check kas examples/phantom_test2.ini --histories 1e7 --
 step phantom_photon phantom_check photon examples/phantom_photon.ini --histories 1e7
 fi
 if stage bench_phantom; then
-step bench_phantom env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+step bench_phantom env MCT_COMMIT="$COMMIT" \
   "$MCT" bench phantom --scale "${MCT_PHANTOM_SCALE:-1}" --out "$OUT/bench_phantom.json"
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
 fi
@@ -145,7 +146,7 @@ for v in "main:" "no_runs:-DMCT_PHANTOM_RUNS=0" "regs80:-DMCT_PHANTOM_MAX_REGIST
     step "build_$name" phantom_variant_build "$name" "$flags"
     bin="$BUILD-$name/tools/mctally/mctally"
   fi
-  step "phantom_variant_$name" env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  step "phantom_variant_$name" env MCT_COMMIT="$COMMIT" \
     "$bin" bench phantom --tables 2 --methods atomic,block_reduce --reps 1 --out "$OUT/phantom_variant_$name.json"
   [ -f "$OUT/phantom_variant_$name.json" ] &&
     python3 bench/phantom/table.py "$OUT/phantom_variant_$name.json" >"$OUT/phantom_variant_$name.md"
@@ -155,7 +156,6 @@ fi
 # Scatter from GPU arrays: every f64 method beside CUB (same run) and PyTorch (same patterns),
 # then the Markdown and charts: bench_scatter.md, bench_{scatter,mpc}_{all,best}.png.
 if stage bench_scatter; then
-COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 # MCT_SCATTER_SUITES picks the suites (default both), for a call that re-measures one.
 for suite in ${MCT_SCATTER_SUITES:-scatter mpc}; do
   step "bench_$suite" timeout $([ $suite = scatter ] && echo 300 || echo 150) env MCT_COMMIT="$COMMIT" \
@@ -198,7 +198,7 @@ fi
 
 # Liu 2018 test 1 (T1 of Tables II and III), then its Markdown and bar chart.
 if stage bench_tally_only; then
-step bench_tally_only env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+step bench_tally_only env MCT_COMMIT="$COMMIT" \
   "$MCT" bench tally_only ${MCT_TALLY_ONLY_ARGS:-} --out "$OUT/bench_tally_only.json"
 [ -f "$OUT/bench_tally_only.json" ] && python3 bench/tally_only/table.py "$OUT/bench_tally_only.json" \
   --command "scripts/gpu_suite.sh (mctally bench tally_only --out bench_tally_only.json)" \
@@ -207,7 +207,7 @@ fi
 
 # Accuracy study: FP32 atomic / KAS / fixed / FP64 error as additions grow (1e5..1e9, 1 and 8 bins).
 if stage bench_accuracy; then
-step bench_accuracy env MCT_COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+step bench_accuracy env MCT_COMMIT="$COMMIT" \
   "$MCT" bench accuracy --out "$OUT/bench_accuracy.json"
 [ -f "$OUT/bench_accuracy.json" ] && python3 bench/accuracy/table.py "$OUT/bench_accuracy.json" \
   "scripts/gpu_suite.sh (mctally bench accuracy --out bench_accuracy.json)" \
