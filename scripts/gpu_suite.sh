@@ -38,7 +38,7 @@ step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 if stage build; then
 step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90}
-step build cmake --build "$BUILD" -j "$(nproc)"
+step build cmake --build "$BUILD" -j "$(nproc)" ${MCT_BUILD_TARGET:+--target $MCT_BUILD_TARGET} # e.g. mctally_cli alone
 fi
 MCT="$BUILD/tools/mctally/mctally"
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" # recorded in the benchmarks' JSON
@@ -136,14 +136,18 @@ fi
 # against builds without the runs of deposits (MCT_PHANTOM_RUNS=0) and with a register cap
 # (MCT_PHANTOM_MAX_REGISTERS=80), each timed by the Table II rows of atomic and block_reduce.
 if stage phantom_variants; then
-phantom_variant_build() { # NAME CUDA_FLAGS
-  cmake -S . -B "$BUILD-$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+# MCT_PHANTOM_VARIANTS replaces the list ("NAME:FLAGS ..."); MCT_BASE_SRC, a source tree of an
+# earlier commit (git archive), adds it as variant "base": before and after on the same GPU.
+phantom_variant_build() { # NAME CUDA_FLAGS [SOURCE]
+  cmake -S "${3:-.}" -B "$BUILD-$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
     -DCMAKE_CUDA_FLAGS="$2" && cmake --build "$BUILD-$1" -j "$(nproc)" --target mctally_cli
 }
-for v in "main:" "no_runs:-DMCT_PHANTOM_RUNS=0" "regs80:-DMCT_PHANTOM_MAX_REGISTERS=80"; do
+[ -n "${MCT_BASE_SRC:-}" ] && step build_base phantom_variant_build base "" "$MCT_BASE_SRC"
+for v in ${MCT_PHANTOM_VARIANTS:-"main:" "no_runs:-DMCT_PHANTOM_RUNS=0" "regs80:-DMCT_PHANTOM_MAX_REGISTERS=80"} \
+  ${MCT_BASE_SRC:+"base:"}; do
   name=${v%%:*} flags=${v#*:} bin=$MCT
   if [ "$name" != main ]; then
-    step "build_$name" phantom_variant_build "$name" "$flags"
+    [ "$name" = base ] || step "build_$name" phantom_variant_build "$name" "$flags"
     bin="$BUILD-$name/tools/mctally/mctally"
   fi
   step "phantom_variant_$name" env MCT_COMMIT="$COMMIT" \
@@ -194,6 +198,27 @@ step profile_phantom_fp64 profile_phantom phantom_fp64 examples/phantom_test2.in
 step profile_phantom_fp32 profile_phantom phantom_fp32 examples/phantom_test2.ini --histories 2e5 --dtype f32
 step profile_phantom_t4 profile_phantom phantom_t4_block_reduce examples/phantom_test4.ini --histories 2e5 \
   --method block_reduce
+fi
+
+# The phantom's transport kernel (FP64 engine, 100^3 voxels) down to the instruction: Nsight
+# Compute's warp states and per-instruction stall samples (the SASS page as CSV, which names the
+# function each instruction is in) and the kernel's resource use; all in profile_phantom.tar.gz.
+if stage profile_phantom; then
+profile_phantom_source() {
+  local d="$OUT/profile_phantom"
+  mkdir -p "$d"
+  ncu --clock-control none --launch-count 1 --kernel-name regex:mct_phantom_kernel --import-source yes \
+    --section WarpStateStats --section SourceCounters --section Occupancy --section LaunchStats \
+    --section InstructionStats -f -o "$d/fp64" "$MCT" run examples/phantom_test2.ini --backend cuda --batches 1 \
+    --histories ${MCT_PROFILE_HISTORIES:-1e6} --out /tmp/mct-prof-src &&
+    ncu -i "$d/fp64.ncu-rep" --page details >"$d/fp64_details.txt" &&
+    ncu -i "$d/fp64.ncu-rep" --page source --csv --print-source sass >"$d/fp64_sass.csv"
+  local rc=$?
+  cuobjdump -res-usage "$MCT" 2>/dev/null | grep -A1 mct_phantom_kernel >"$d/res_usage.txt"
+  tar -czf "$OUT/profile_phantom.tar.gz" --exclude "*.ncu-rep" -C "$OUT" profile_phantom && rm -rf "$d"
+  return $rc
+}
+step profile_phantom profile_phantom_source
 fi
 
 # Liu 2018 test 1 (T1 of Tables II and III), then its Markdown and bar chart.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_emu_atomic.cpp  Atomics under contention from many blocks running on
  * several OS threads at once: every overload, CAS loops, and a cross-block spin lock. */
+#include <chrono>
 #include <functional>
 #include <set>
 #include <thread>
@@ -16,7 +17,7 @@ struct counters {
     float f_add;
     double d_add, d_cas_sum;
     unsigned short us_cas;
-    int lock, unlocked_sum;
+    int lock, unlocked_sum, blocks_past_lock;
     unsigned long long thread_ids[256];
 };
 
@@ -82,6 +83,16 @@ __global__ void atomic_kernel(counters* c) {
         __threadfence();
         atomicExch(&c->lock, 0);
         c->thread_ids[blockIdx.x] = std::hash<std::thread::id>()(std::this_thread::get_id());
+        /* Block 0 keeps its OS thread until another block is past the lock (at
+         * most 10 s): blocks are handed out in order, so that block ran on
+         * another thread, whatever the OS threads' start-up times. */
+        if (blockIdx.x != 0) {
+            atomicAdd(&c->blocks_past_lock, 1);
+        } else {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (atomicAdd(&c->blocks_past_lock, 0) == 0 && std::chrono::steady_clock::now() < until) {
+            }
+        }
     }
 }
 
