@@ -37,7 +37,8 @@ step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 if stage build; then
-step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90}
+step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+  -DCMAKE_CUDA_FLAGS="${MCT_CUDA_FLAGS:-}"
 step build cmake --build "$BUILD" -j "$(nproc)" ${MCT_BUILD_TARGET:+--target $MCT_BUILD_TARGET} # e.g. mctally_cli alone
 fi
 MCT="$BUILD/tools/mctally/mctally"
@@ -128,30 +129,41 @@ step phantom_photon phantom_check photon examples/phantom_photon.ini --histories
 fi
 if stage bench_phantom; then
 step bench_phantom env MCT_COMMIT="$COMMIT" \
-  "$MCT" bench phantom --scale "${MCT_PHANTOM_SCALE:-1}" --out "$OUT/bench_phantom.json"
+  "$MCT" bench phantom --scale "${MCT_PHANTOM_SCALE:-1}" ${MCT_PHANTOM_BENCH_ARGS:-} --out "$OUT/bench_phantom.json"
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
 fi
 
 # The phantom kernel's build options on the same GPU (not in the default stages): the main build
 # against builds without the runs of deposits (MCT_PHANTOM_RUNS=0) and with a register cap
 # (MCT_PHANTOM_MAX_REGISTERS=80), each timed by the Table II rows of atomic and block_reduce.
+# MCT_PHANTOM_VARIANTS replaces the list ("NAME:FLAGS ..."); MCT_VARIANT_SRC, another source tree,
+# is built for every variant but main (an experiment's switches, say); MCT_BASE_SRC, the tree of an
+# earlier commit (git archive), adds it as variant "base": before and after on the same GPU. The
+# variants build side by side, then run one after the other.
 if stage phantom_variants; then
-# MCT_PHANTOM_VARIANTS replaces the list ("NAME:FLAGS ..."); MCT_BASE_SRC, a source tree of an
-# earlier commit (git archive), adds it as variant "base": before and after on the same GPU.
-phantom_variant_build() { # NAME CUDA_FLAGS [SOURCE]
-  cmake -S "${3:-.}" -B "$BUILD-$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
-    -DCMAKE_CUDA_FLAGS="$2" && cmake --build "$BUILD-$1" -j "$(nproc)" --target mctally_cli
+phantom_variant_build() { # NAME CUDA_FLAGS SOURCE
+  cmake -S "$3" -B "$BUILD-$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+    -DCMAKE_CUDA_FLAGS="$2" >/dev/null && cmake --build "$BUILD-$1" -j 4 --target mctally_cli
 }
-[ -n "${MCT_BASE_SRC:-}" ] && step build_base phantom_variant_build base "" "$MCT_BASE_SRC"
-for v in ${MCT_PHANTOM_VARIANTS:-"main:" "no_runs:-DMCT_PHANTOM_RUNS=0" "regs80:-DMCT_PHANTOM_MAX_REGISTERS=80"} \
-  ${MCT_BASE_SRC:+"base:"}; do
-  name=${v%%:*} flags=${v#*:} bin=$MCT
+variants="${MCT_PHANTOM_VARIANTS:-main: no_runs:-DMCT_PHANTOM_RUNS=0 regs80:-DMCT_PHANTOM_MAX_REGISTERS=80}"
+[ -n "${MCT_BASE_SRC:-}" ] && variants="$variants base:"
+for v in $variants; do
+  name=${v%%:*} flags=${v#*:}
+  [ "$name" = main ] && continue
+  src=${MCT_VARIANT_SRC:-.}
+  [ "$name" = base ] && src=$MCT_BASE_SRC
+  phantom_variant_build "$name" "${flags//,/ }" "$src" >"$OUT/build_$name.log" 2>&1 &
+done
+wait
+for v in $variants; do
+  name=${v%%:*} bin=$MCT
   if [ "$name" != main ]; then
-    [ "$name" = base ] || step "build_$name" phantom_variant_build "$name" "$flags"
     bin="$BUILD-$name/tools/mctally/mctally"
+    [ -x "$bin" ] && results[build_$name]=pass || { results[build_$name]=FAIL; status=1; continue; }
   fi
   step "phantom_variant_$name" env MCT_COMMIT="$COMMIT" \
-    "$bin" bench phantom --tables 2 --methods atomic,block_reduce --reps 1 --out "$OUT/phantom_variant_$name.json"
+    "$bin" bench phantom --tables 2 --methods ${MCT_VARIANT_METHODS:-atomic,block_reduce} --reps 1 \
+    --out "$OUT/phantom_variant_$name.json"
   [ -f "$OUT/phantom_variant_$name.json" ] &&
     python3 bench/phantom/table.py "$OUT/phantom_variant_$name.json" >"$OUT/phantom_variant_$name.md"
 done

@@ -55,10 +55,7 @@ static inline void cpu_score(mct_phantom_cpu_sink_t* s, int64_t voxel, double e)
 #define MCT_PH_FN MCT_INLINE
 #define MCT_PH_FN_COLD MCT_INLINE
 #define MCT_PH_SINK_T mct_phantom_cpu_sink_t
-#define MCT_PH_BATCH_T mct_phantom_cpu_sink_t* /* the sink itself: nothing to keep apart */
-#define MCT_PH_BATCH_BEGIN(sink) (sink)
-#define MCT_PH_BATCH_END(sink, batch) ((void)0)
-#define MCT_PH_SCORE(batch, voxel, e) cpu_score((batch), (voxel), (double)(e))
+#define MCT_PH_SCORE(sink, voxel, e) cpu_score((sink), (voxel), (double)(e))
 #include "phantom_transport.h"
 
 typedef struct {

@@ -42,48 +42,34 @@
  * 100^3 voxels, 13 at 10^3. The add is inlined at the transport's one deposit
  * site (deposit_segment), which is compiled once and called, and reaches the
  * sink through a pointer: the tally therefore lives in the thread's local
- * memory, where a register-sum add is best one indexed sum (add_in_memory).
- * Between segments the run waits in shared memory, one slot per thread (a
- * thread's local memory, 1.6 KB, is more than the L1 holds for a full SM);
- * during a segment it is a batch_t in registers, so that each piece of the
- * voxel walk costs a compare and an add, not a round trip through memory. */
+ * memory, where a register-sum add is best one indexed sum (add_in_memory),
+ * and the run in shared memory, one slot per thread, where its load and store
+ * at every deposit cannot miss (a thread's local memory, 1.6 KB, is more than
+ * the L1 holds for a full SM). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
     mct_block_tally<T, M, MODE>* tally;
     mct_thread_run<T>* run; /* NULL: every deposit is an add */
     int discard;
-
-    /** The sink as one segment's pieces see it (MCT_PH_BATCH_T). */
-    struct batch_t {
-        mct__phantom_sink* sink;
-        mct_thread_run<T> run;
-        bool runs, discard;
-        template <typename R>
-        __device__ __forceinline__ void add(int64_t voxel, R e) {
-            if (discard) return;
-            T v = (T)e;
-            if (!runs || run.exchange(voxel, v)) sink->tally->add_in_memory(voxel, v); /* one site: the add's code once */
-        }
-    };
-    __device__ __forceinline__ batch_t begin(void) {
-        return batch_t{this, run ? *run : mct_thread_run<T>(), run != NULL, discard != 0};
+    __device__ __forceinline__ void to_tally(int64_t voxel, T e) {
+        tally->add_in_memory(voxel, e); /* the tally is in memory: see above */
     }
-    __device__ __forceinline__ void end(const batch_t& b) {
-        if (b.runs && !b.discard) *run = b.run;
+    template <typename R>
+    __device__ __forceinline__ void add(int64_t voxel, R e) {
+        if (discard) return;
+        T v = (T)e;
+        if (!run || run->exchange(voxel, v)) to_tally(voxel, v); /* one site: the add's code once */
     }
     /** The last run into the tally; before the tally's flush. */
     __device__ __forceinline__ void flush(void) {
-        if (!discard && run) run->flush([this](int64_t b, T s) { tally->add_in_memory(b, s); });
+        if (!discard && run) run->flush([this](int64_t b, T s) { to_tally(b, s); });
     }
 };
 
 #define MCT_PH_FN template <typename MCT_PH_SinkT> static __device__ __forceinline__
 #define MCT_PH_FN_COLD template <typename MCT_PH_SinkT> static __device__ __noinline__
 #define MCT_PH_SINK_T MCT_PH_SinkT
-#define MCT_PH_BATCH_T typename MCT_PH_SinkT::batch_t
-#define MCT_PH_BATCH_BEGIN(sink) (sink)->begin()
-#define MCT_PH_BATCH_END(sink, batch) (sink)->end(batch)
-#define MCT_PH_SCORE(batch, voxel, e) (batch).add((voxel), (e))
+#define MCT_PH_SCORE(sink, voxel, e) (sink)->add((voxel), (e))
 #include "phantom_transport.h"
 
 /** The transport functions and types of one precision. */
