@@ -196,6 +196,7 @@ __device__ __forceinline__ void mct__replica_add(const mct_tally_view_t& view, i
 template <typename T, mct_method_t M>
 __device__ __forceinline__ void mct__update(const mct_tally_view_t& view, int64_t bin, mct__acc_t<T, M> v) {
     T* const bins = (T*)view.bins;
+    MCT_ASSUME_GLOBAL(bins);
     if constexpr (M == MCT_METHOD_CAS || (M == MCT_METHOD_WAG && std::is_floating_point<T>::value))
         mct_atomic_add_cas(bins + bin, v);
     else if constexpr (M == MCT_METHOD_KAHAN || M == MCT_METHOD_KAHAN_NAIVE)

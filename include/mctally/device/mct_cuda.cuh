@@ -21,4 +21,14 @@ __device__ __forceinline__ int mct_thread_rank(void) {
 __device__ __forceinline__ int mct_block_threads(void) { return (int)(blockDim.x * blockDim.y * blockDim.z); }
 __device__ __forceinline__ int mct_lane(void) { return mct_thread_rank() & 31; }
 
+/** Tells the compiler that p points to global memory, so that an access or
+ * atomic through it is a global one, not a generic one that also checks for
+ * the shared window (and carries that path's code). A tally's bins and
+ * replicas are always device allocations. Nothing on the emulation. */
+#if defined(__CUDA_ARCH__)
+#define MCT_ASSUME_GLOBAL(p) __builtin_assume(__isGlobal(p))
+#else
+#define MCT_ASSUME_GLOBAL(p) ((void)(p))
+#endif
+
 #endif /* MCT_CUDA_CUH */

@@ -166,7 +166,10 @@ struct mct_block_tally {
     int64_t cached_bin;         /* warp aggregation: the warp's cached bin (-1: none), */
     T cached_sum;               /* and this lane's share of its sum */
 
-    __device__ __forceinline__ bool in(mct__block_mode x) const { return can(x) && mode == x; }
+    /* A fixed MODE answers at compile time: no load of `mode` where the tally is in memory. */
+    __device__ __forceinline__ bool in(mct__block_mode x) const {
+        return can(x) && (MODE != MCT__BLOCK_ANY_MODE || mode == x);
+    }
 
     /** Every thread of the block, converged. */
     __device__ __forceinline__ explicit mct_block_tally(const mct_tally_view_t& v)
