@@ -33,13 +33,6 @@
 #include "mctally/device/mct_tally_device.cuh"
 #include "mctally/device/thread/thread_run.cuh"
 
-/** Where the threads' runs start in the dynamic shared memory: after the
- * tally's (the `shared` method's bins, block_reduce's warp sums). */
-template <typename T>
-static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view) {
-    return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
-}
-
 /** Where a deposit goes: the block's tally (method M, or the view's at run
  * time), or nowhere in the benchmark's discarding launch (the values still
  * reach the counters, so the transport cannot be optimized away); the branch
@@ -48,42 +41,28 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
  * tally as one add (mct_thread_run): a history's 450 deposits are 46 runs at
  * 100^3 voxels, 13 at 10^3. The add is inlined at the transport's one deposit
  * site (deposit_segment), which is compiled once and called, and reaches the
- * sink through a pointer: the sink, and the tally it holds, therefore live in
- * the thread's local memory, where a register-sum add is best one indexed sum
- * (add_in_memory). The run is in shared memory, one slot per thread, where its
- * load and store at every deposit cannot miss (a thread's local memory, 1.6 KB,
- * is more than the L1 holds for a full SM); its address is formed from the
- * shared array, not kept as a pointer, so that the compiler sees shared memory
- * and emits shared loads and stores, not generic ones. The tally is held by
- * value, not through a pointer, for the same reason (local loads). */
+ * sink through a pointer: the tally therefore lives in the thread's local
+ * memory, where a register-sum add is best one indexed sum (add_in_memory),
+ * and the run in shared memory, one slot per thread, where its load and store
+ * at every deposit cannot miss (a thread's local memory, 1.6 KB, is more than
+ * the L1 holds for a full SM). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
-    mct_block_tally<T, M, MODE> tally;
-    unsigned run_at; /* this thread's run, bytes into the dynamic shared memory */
-    int runs, discard;
-
-    /** Every thread of the block, converged (the tally's constructor). */
-    __device__ __forceinline__ mct__phantom_sink(const mct_tally_view_t& view, int runs_, int discard_)
-        : tally(view),
-          run_at((unsigned)(mct__phantom_run_offset<T>(view) + (size_t)mct_thread_rank() * sizeof(mct_thread_run<T>))),
-          runs(runs_), discard(discard_) {
-        if (runs) *run() = mct_thread_run<T>();
-    }
-    __device__ __forceinline__ mct_thread_run<T>* run(void) const {
-        MCT_EXTERN_SHARED(unsigned char, smem_bytes);
-        return reinterpret_cast<mct_thread_run<T>*>(smem_bytes + run_at);
+    mct_block_tally<T, M, MODE>* tally;
+    mct_thread_run<T>* run; /* NULL: every deposit is an add */
+    int discard;
+    __device__ __forceinline__ void to_tally(int64_t voxel, T e) {
+        tally->add_in_memory(voxel, e); /* the tally is in memory: see above */
     }
     template <typename R>
     __device__ __forceinline__ void add(int64_t voxel, R e) {
         if (discard) return;
         T v = (T)e;
-        if (!runs || run()->exchange(voxel, v)) tally.add_in_memory(voxel, v); /* one site: the add's code once */
+        if (!run || run->exchange(voxel, v)) to_tally(voxel, v); /* one site: the add's code once */
     }
-    /** The last run into the tally, then the tally's flush; every thread of
-     * the block, converged, once. */
+    /** The last run into the tally; before the tally's flush. */
     __device__ __forceinline__ void flush(void) {
-        if (!discard && runs) run()->flush([this](int64_t b, T s) { tally.add_in_memory(b, s); });
-        tally.flush();
+        if (!discard && run) run->flush([this](int64_t b, T s) { to_tally(b, s); });
     }
 };
 
@@ -164,6 +143,19 @@ typedef struct {
 #define MCT__PH_MAX_REGISTERS
 #endif
 
+/** Where the threads' runs start in the dynamic shared memory: after the
+ * tally's (the `shared` method's bins, block_reduce's warp sums). */
+template <typename T>
+static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view) {
+    return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
+}
+
+/* MCT_PHANTOM_QUORUM (a build option, 4 by default): a warp turns to photon
+ * steps or hard events once 1/MCT_PHANTOM_QUORUM of its lanes wait for them
+ * (see mct__phantom_pass_kind). */
+#ifndef MCT_PHANTOM_QUORUM
+#define MCT_PHANTOM_QUORUM 4
+#endif
 
 /** The kind of step (MCT_PH_NEXT_*) the calling lanes of a warp take in this
  * pass, from the kind each lane's history needs next. Lanes of different kinds
@@ -171,20 +163,23 @@ typedef struct {
  * the other, and at 20 MeV, where 3 % of the steps are a photon's and 3 % of
  * an electron's steps end at a hard event, one lane or another of a warp's 32
  * needs each of them in most passes. So a pass runs electron steps while few
- * lanes wait for anything else, and a waiting kind once an eighth of the lanes
+ * lanes wait for anything else, and a waiting kind once a quarter of the lanes
  * wait for it (the larger such kind first), or when no lane has an electron
- * step to take. Idle lanes against extra passes: with a lane joining a kind
- * every one to three passes and a pass of it costing about half an electron
- * step, waiting for 4 of 32 lanes costs the least (and 2 to 8 nearly as
- * little). Only when a step runs changes, never what it does: a history's
- * random numbers and result are those of the CPU engine. The lanes compute
- * the same answer from the same ballots. */
+ * step to take. Idle lanes against extra passes: the photon step and the hard
+ * event are long (16 and 19 KB of code) and, run for an eighth of the lanes,
+ * took 14 % of the kernel's time at 2.4 active lanes per instruction
+ * (Nsight Compute, 100^3 voxels). Measured on one H100 (atomic f64, 4e6
+ * histories at 100^3): waiting for 1/16 of the lanes 0.575 s, 1/8 0.479 s,
+ * 1/4 0.426 s (bench/results/2026-11-24-h100-phantom-r6-steps.md). Only when
+ * a step runs changes, never what it does: a history's random numbers and
+ * result are those of the CPU engine. The lanes compute the same answer from
+ * the same ballots. */
 static __device__ __forceinline__ int mct__phantom_pass_kind(int next) {
     const unsigned lanes = __activemask();
     const int n = __popc(lanes);
     const int photons = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_PHOTON));
     const int events = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_EVENT));
-    const int quorum = (n + 7) / 8;
+    const int quorum = (n + MCT_PHANTOM_QUORUM - 1) / MCT_PHANTOM_QUORUM;
     if (events >= quorum && events >= photons) return MCT_PH_NEXT_EVENT;
     if (photons >= quorum) return MCT_PH_NEXT_PHOTON;
     return MCT_PH_NEXT_ELECTRON; /* some lane has one: without, a kind would hold half the lanes */
@@ -199,7 +194,14 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
                    MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
                    MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, int runs,
                    mct__phantom_device_counters_t* out) {
-    mct__phantom_sink<T, M, MODE> sink(view, runs, discard);
+    mct_block_tally<T, M, MODE> tally(view);
+    mct_thread_run<T>* run = NULL;
+    if (runs) { /* this thread's slot, after the tally's shared memory */
+        MCT_EXTERN_SHARED(unsigned char, smem_bytes);
+        run = reinterpret_cast<mct_thread_run<T>*>(smem_bytes + mct__phantom_run_offset<T>(view)) + mct_thread_rank();
+        *run = mct_thread_run<T>();
+    }
+    mct__phantom_sink<T, M, MODE> sink = {&tally, run, discard};
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
@@ -219,6 +221,7 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
             busy = mct__phantom_real<R>::step(&sink, &g, &tb, &track, &c);
     }
     sink.flush();
+    tally.flush();
     if (c.adds == 0 && c.escaped == 0.0) return; /* a thread without histories */
     atomicAdd(&out->escaped, c.escaped);
     atomicAdd(&out->scored, c.scored);
