@@ -33,6 +33,13 @@
 #include "mctally/device/mct_tally_device.cuh"
 #include "mctally/device/thread/thread_run.cuh"
 
+/** Where the threads' runs start in the dynamic shared memory: after the
+ * tally's (the `shared` method's bins, block_reduce's warp sums). */
+template <typename T>
+static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view) {
+    return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
+}
+
 /** Where a deposit goes: the block's tally (method M, or the view's at run
  * time), or nowhere in the benchmark's discarding launch (the values still
  * reach the counters, so the transport cannot be optimized away); the branch
@@ -41,28 +48,42 @@
  * tally as one add (mct_thread_run): a history's 450 deposits are 46 runs at
  * 100^3 voxels, 13 at 10^3. The add is inlined at the transport's one deposit
  * site (deposit_segment), which is compiled once and called, and reaches the
- * sink through a pointer: the tally therefore lives in the thread's local
- * memory, where a register-sum add is best one indexed sum (add_in_memory),
- * and the run in shared memory, one slot per thread, where its load and store
- * at every deposit cannot miss (a thread's local memory, 1.6 KB, is more than
- * the L1 holds for a full SM). */
+ * sink through a pointer: the sink, and the tally it holds, therefore live in
+ * the thread's local memory, where a register-sum add is best one indexed sum
+ * (add_in_memory). The run is in shared memory, one slot per thread, where its
+ * load and store at every deposit cannot miss (a thread's local memory, 1.6 KB,
+ * is more than the L1 holds for a full SM); its address is formed from the
+ * shared array, not kept as a pointer, so that the compiler sees shared memory
+ * and emits shared loads and stores, not generic ones. The tally is held by
+ * value, not through a pointer, for the same reason (local loads). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
-    mct_block_tally<T, M, MODE>* tally;
-    mct_thread_run<T>* run; /* NULL: every deposit is an add */
-    int discard;
-    __device__ __forceinline__ void to_tally(int64_t voxel, T e) {
-        tally->add_in_memory(voxel, e); /* the tally is in memory: see above */
+    mct_block_tally<T, M, MODE> tally;
+    unsigned run_at; /* this thread's run, bytes into the dynamic shared memory */
+    int runs, discard;
+
+    /** Every thread of the block, converged (the tally's constructor). */
+    __device__ __forceinline__ mct__phantom_sink(const mct_tally_view_t& view, int runs_, int discard_)
+        : tally(view),
+          run_at((unsigned)(mct__phantom_run_offset<T>(view) + (size_t)mct_thread_rank() * sizeof(mct_thread_run<T>))),
+          runs(runs_), discard(discard_) {
+        if (runs) *run() = mct_thread_run<T>();
+    }
+    __device__ __forceinline__ mct_thread_run<T>* run(void) const {
+        MCT_EXTERN_SHARED(unsigned char, smem_bytes);
+        return reinterpret_cast<mct_thread_run<T>*>(smem_bytes + run_at);
     }
     template <typename R>
     __device__ __forceinline__ void add(int64_t voxel, R e) {
         if (discard) return;
         T v = (T)e;
-        if (!run || run->exchange(voxel, v)) to_tally(voxel, v); /* one site: the add's code once */
+        if (!runs || run()->exchange(voxel, v)) tally.add_in_memory(voxel, v); /* one site: the add's code once */
     }
-    /** The last run into the tally; before the tally's flush. */
+    /** The last run into the tally, then the tally's flush; every thread of
+     * the block, converged, once. */
     __device__ __forceinline__ void flush(void) {
-        if (!discard && run) run->flush([this](int64_t b, T s) { to_tally(b, s); });
+        if (!discard && runs) run()->flush([this](int64_t b, T s) { tally.add_in_memory(b, s); });
+        tally.flush();
     }
 };
 
@@ -143,12 +164,6 @@ typedef struct {
 #define MCT__PH_MAX_REGISTERS
 #endif
 
-/** Where the threads' runs start in the dynamic shared memory: after the
- * tally's (the `shared` method's bins, block_reduce's warp sums). */
-template <typename T>
-static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view) {
-    return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
-}
 
 /* MCT_PHANTOM_QUORUM (a build option, 4 by default): a warp turns to photon
  * steps or hard events once 1/MCT_PHANTOM_QUORUM of its lanes wait for them
@@ -170,7 +185,8 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
  * took 14 % of the kernel's time at 2.4 active lanes per instruction
  * (Nsight Compute, 100^3 voxels). Measured on one H100 (atomic f64, 4e6
  * histories at 100^3): waiting for 1/16 of the lanes 0.575 s, 1/8 0.479 s,
- * 1/4 0.426 s (bench/results/2026-11-24-h100-phantom-r6-steps.md). Only when
+ * 1/4 0.426 s; 1/2 ran 0.70 s and 1/3 and 1/6 no faster than 1/4
+ * (bench/results/2026-11-24-h100-phantom-r6-steps.md). Only when
  * a step runs changes, never what it does: a history's random numbers and
  * result are those of the CPU engine. The lanes compute the same answer from
  * the same ballots. */
@@ -194,14 +210,7 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
                    MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
                    MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, int runs,
                    mct__phantom_device_counters_t* out) {
-    mct_block_tally<T, M, MODE> tally(view);
-    mct_thread_run<T>* run = NULL;
-    if (runs) { /* this thread's slot, after the tally's shared memory */
-        MCT_EXTERN_SHARED(unsigned char, smem_bytes);
-        run = reinterpret_cast<mct_thread_run<T>*>(smem_bytes + mct__phantom_run_offset<T>(view)) + mct_thread_rank();
-        *run = mct_thread_run<T>();
-    }
-    mct__phantom_sink<T, M, MODE> sink = {&tally, run, discard};
+    mct__phantom_sink<T, M, MODE> sink(view, runs, discard);
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
@@ -221,7 +230,6 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
             busy = mct__phantom_real<R>::step(&sink, &g, &tb, &track, &c);
     }
     sink.flush();
-    tally.flush();
     if (c.adds == 0 && c.escaped == 0.0) return; /* a thread without histories */
     atomicAdd(&out->escaped, c.escaped);
     atomicAdd(&out->scored, c.scored);
