@@ -201,6 +201,24 @@ static __device__ __forceinline__ int mct__phantom_pass_kind(int next) {
     return MCT_PH_NEXT_ELECTRON; /* some lane has one: without, a kind would hold half the lanes */
 }
 
+/* MCT_PHANTOM_SHARED_PARAMS (a build option, 1 by default): the geometry, the
+ * tables' header and the tally's view, which the called step functions and
+ * the add read through pointers, are copied once per block into shared
+ * memory, so that those reads are shared loads (one broadcast per warp)
+ * rather than generic loads from the parameter space; 0 reads the
+ * parameters in place. */
+#ifndef MCT_PHANTOM_SHARED_PARAMS
+#define MCT_PHANTOM_SHARED_PARAMS 1
+#endif
+
+/** The kernel's parameters that the called functions read by pointer. */
+template <typename R>
+struct mct__phantom_params {
+    typename mct__phantom_real<R>::tables_t tb;
+    typename mct__phantom_real<R>::geom_t g;
+    mct_tally_view_t view;
+};
+
 /** Histories [first, first + n): transport precision R, tally type T, tally
  * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add) in block
  * tally mode MODE (MCT__BLOCK_ANY_MODE: the method's, found at run time). */
@@ -210,7 +228,19 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
                    MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
                    MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, int runs,
                    mct__phantom_device_counters_t* out) {
-    mct__phantom_sink<T, M, MODE> sink(view, runs, discard);
+#if MCT_PHANTOM_SHARED_PARAMS
+    __shared__ mct__phantom_params<R> params;
+    if (mct_thread_rank() == 0) params = {tb, g, view};
+    __syncthreads();
+    const auto* const ptb = &params.tb;
+    const auto* const pg = &params.g;
+    const mct_tally_view_t& pview = params.view;
+#else
+    const auto* const ptb = &tb;
+    const auto* const pg = &g;
+    const mct_tally_view_t& pview = view;
+#endif
+    mct__phantom_sink<T, M, MODE> sink(pview, runs, discard);
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
@@ -221,13 +251,13 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
     for (int busy = 0;;) {
         if (!busy) {
             if (next >= n) break;
-            mct__phantom_real<R>::begin(&track, &g, first + (uint64_t)next);
+            mct__phantom_real<R>::begin(&track, pg, first + (uint64_t)next);
             next += stride;
             busy = 1; /* it may wait before its first step */
         }
         const int next_kind = mct__phantom_real<R>::next(&track);
         if (next_kind == mct__phantom_pass_kind(next_kind))
-            busy = mct__phantom_real<R>::step(&sink, &g, &tb, &track, &c);
+            busy = mct__phantom_real<R>::step(&sink, pg, ptb, &track, &c);
     }
     sink.flush();
     if (c.adds == 0 && c.escaped == 0.0) return; /* a thread without histories */
