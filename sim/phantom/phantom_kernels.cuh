@@ -154,16 +154,20 @@ typedef struct {
 #define MCT_PHANTOM_RUNS 1
 #endif
 
-/* MCT_PHANTOM_MAX_REGISTERS (a build option, unset by default) caps the
- * kernel's registers, to weigh occupancy against the spills a cap brings on
- * a GPU (nvcc -DMCT_PHANTOM_MAX_REGISTERS=80). Without it, no cap: ptxas
- * fits the kernel without spilling. */
-#if defined(__CUDACC__) && defined(MCT_PHANTOM_MAX_REGISTERS)
+/* MCT_PHANTOM_MAX_REGISTERS (a build option, 80 by default; 0: no cap) caps
+ * the kernel's registers: 80 lets 6 blocks of 128 threads share an SM, where
+ * the FP64 atomic instance's own 84 allowed 5. The cap costs it 8 bytes of
+ * spill stores and the run-time method's instance 40; on one H100 it took
+ * test 2 (atomic f64, 4e6 histories) from 0.403 s to 0.333 s
+ * (bench/results/2026-11-24-h100-phantom-r6-steps.md). */
+#ifndef MCT_PHANTOM_MAX_REGISTERS
+#define MCT_PHANTOM_MAX_REGISTERS 80
+#endif
+#if defined(__CUDACC__) && MCT_PHANTOM_MAX_REGISTERS > 0
 #define MCT__PH_MAX_REGISTERS __maxnreg__(MCT_PHANTOM_MAX_REGISTERS)
 #else
 #define MCT__PH_MAX_REGISTERS
 #endif
-
 
 /* MCT_PHANTOM_QUORUM (a build option, 4 by default): a warp turns to photon
  * steps or hard events once 1/MCT_PHANTOM_QUORUM of its lanes wait for them
