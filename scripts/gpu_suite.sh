@@ -42,7 +42,9 @@ step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_AR
 step build cmake --build "$BUILD" -j "$(nproc)" ${MCT_BUILD_TARGET:+--target $MCT_BUILD_TARGET} # e.g. mctally_cli alone
 fi
 MCT="$BUILD/tools/mctally/mctally"
-COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" # recorded in the benchmarks' JSON
+# Recorded in the benchmarks' JSON. The GPU machine's copy of .git can lag the tree it builds: the
+# caller may name the commit (MCT_COMMIT).
+COMMIT="${MCT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 SAN="compute-sanitizer --error-exitcode 9"
 if stage test; then
 step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4

@@ -23,7 +23,13 @@
  * step per pass (mct__phantom_pass_kind), random blocks drawn together at the
  * start of each step, and runs of deposits (mct__phantom_sink) took it to
  * 91 KB, 94 registers and 8.3e6 histories/s, still waiting on instruction
- * fetches 61 % of the time (bench/results/2026-11-23-h100-phantom-r5*). */
+ * fetches 61 % of the time (bench/results/2026-11-23-h100-phantom-r5*). The
+ * parameters the called functions read copied per block into shared memory,
+ * a cap of 80 registers (6 blocks per SM) and a quarter quorum took it to
+ * 1.2e7 histories/s (bench/results/2026-11-24-h100-phantom-r6*). In this
+ * kernel, code that runs fewer instructions but adds lines to the hot
+ * functions (a second path through the voxel walk, an inline series for a
+ * log) measured slower: keep the hot code small first. */
 #ifndef MCT_SIM_PHANTOM_KERNELS_CUH
 #define MCT_SIM_PHANTOM_KERNELS_CUH
 
