@@ -64,31 +64,35 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
  * value, not through a pointer, for the same reason (local loads). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
+    typedef mct_thread_run<T, true> run_t; /* a voxel is never negative: no open flag to load */
+    static constexpr int ADDS = -1;        /* run_at: no runs, every deposit is an add */
+    static constexpr int DISCARD = -2;     /* run_at: the benchmark's discarding launch */
     mct_block_tally<T, M, MODE> tally;
-    unsigned run_at; /* this thread's run, bytes into the dynamic shared memory */
-    int runs, discard;
+    int run_at; /* this thread's run, bytes into the dynamic shared memory; or ADDS, DISCARD: one load says all */
 
     /** Every thread of the block, converged (the tally's constructor). */
-    __device__ __forceinline__ mct__phantom_sink(const mct_tally_view_t& view, int runs_, int discard_)
+    __device__ __forceinline__ mct__phantom_sink(const mct_tally_view_t& view, int runs, int discard)
         : tally(view),
-          run_at((unsigned)(mct__phantom_run_offset<T>(view) + (size_t)mct_thread_rank() * sizeof(mct_thread_run<T>))),
-          runs(runs_), discard(discard_) {
-        if (runs) *run() = mct_thread_run<T>();
+          run_at(discard ? DISCARD
+                 : runs  ? (int)(mct__phantom_run_offset<T>(view) + (size_t)mct_thread_rank() * sizeof(run_t))
+                         : ADDS) {
+        if (run_at >= 0) *run(run_at) = run_t();
     }
-    __device__ __forceinline__ mct_thread_run<T>* run(void) const {
+    static __device__ __forceinline__ run_t* run(int at) {
         MCT_EXTERN_SHARED(unsigned char, smem_bytes);
-        return reinterpret_cast<mct_thread_run<T>*>(smem_bytes + run_at);
+        return reinterpret_cast<run_t*>(smem_bytes + at);
     }
     template <typename R>
     __device__ __forceinline__ void add(int64_t voxel, R e) {
-        if (discard) return;
+        const int at = run_at;
+        if (at == DISCARD) return;
         T v = (T)e;
-        if (!runs || run()->exchange(voxel, v)) tally.add_in_memory(voxel, v); /* one site: the add's code once */
+        if (at < 0 || run(at)->exchange(voxel, v)) tally.add_in_memory(voxel, v); /* one site: the add's code once */
     }
     /** The last run into the tally, then the tally's flush; every thread of
      * the block, converged, once. */
     __device__ __forceinline__ void flush(void) {
-        if (!discard && runs) run()->flush([this](int64_t b, T s) { tally.add_in_memory(b, s); });
+        if (run_at >= 0) run(run_at)->flush([this](int64_t b, T s) { tally.add_in_memory(b, s); });
         tally.flush();
     }
 };
@@ -287,7 +291,7 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
  * the benchmark reserves the same memory, so both launches have one shape. */
 template <typename T>
 static inline size_t mct__phantom_run_end(const mct_tally_view_t& view, int block) {
-    return mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T>);
+    return mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T, true>);
 }
 template <typename T>
 static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {

@@ -24,12 +24,12 @@
 
 /** Thread t adds pairs [offsets[t], offsets[t + 1]) through a run; each run that
  * ends is counted, and added to its bin or counted as outside. */
-template <typename T>
+template <typename T, bool NONNEG>
 static __global__ void run_kernel(const int64_t* bins, const T* values, const int64_t* offsets, int nthreads, T* sums,
                                   unsigned long long* emitted, unsigned long long* outside) {
     const int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (t >= nthreads) return;
-    mct_thread_run<T> run;
+    mct_thread_run<T, NONNEG> run;
     auto out = [&](int64_t b, T s) {
         atomicAdd(emitted, 1ull);
         if (b >= 0 && b < NBINS)
@@ -49,9 +49,10 @@ struct run_case {
 };
 
 /** Random sequences: runs of 1..16 values; a run's bin is out of range 1 time in 8
- * (-1 or NBINS + 3), and may repeat the previous run's bin (then both are one run). */
+ * (-1 or NBINS + 3; NBINS + 3 alone for nonneg), and may repeat the previous run's
+ * bin (then both are one run). */
 template <typename T>
-static run_case<T> make_case(uint64_t seed) {
+static run_case<T> make_case(uint64_t seed, bool nonneg) {
     run_case<T> c;
     uint64_t s = seed;
     c.offsets.push_back(0);
@@ -60,7 +61,7 @@ static run_case<T> make_case(uint64_t seed) {
         int64_t bin = 0;
         for (int k = 0; k < n;) {
             const uint64_t r = test_next(&s);
-            bin = r % 8 == 0 ? (r % 16 == 0 ? -1 : NBINS + 3) : (int64_t)((r >> 8) % NBINS);
+            bin = r % 8 == 0 ? (r % 16 == 0 && !nonneg ? -1 : NBINS + 3) : (int64_t)((r >> 8) % NBINS);
             const int len = 1 + (int)((r >> 20) % 16);
             for (int j = 0; j < len && k < n; ++j, ++k) {
                 c.bins.push_back(bin);
@@ -73,7 +74,7 @@ static run_case<T> make_case(uint64_t seed) {
 }
 
 /** Runs a case on the device; returns sums, and the counts of adds and of outside adds. */
-template <typename T>
+template <typename T, bool NONNEG = false>
 static void run_device(const run_case<T>& c, std::vector<T>& sums, unsigned long long* emitted,
                        unsigned long long* outside) {
     const size_t n = c.bins.size() ? c.bins.size() : 1;
@@ -91,8 +92,8 @@ static void run_device(const run_case<T>& c, std::vector<T>& sums, unsigned long
     CHECK_CUDA(cudaMemset(d_sums, 0, NBINS * sizeof(T)));
     CHECK_CUDA(cudaMemset(d_counts, 0, 2 * sizeof(unsigned long long)));
     const int nthreads = (int)c.offsets.size() - 1;
-    MCT_LAUNCH(run_kernel<T>, (nthreads + 63) / 64, 64, 0, 0, d_bins, d_values, d_off, nthreads, d_sums, d_counts,
-               d_counts + 1);
+    MCT_LAUNCH((run_kernel<T, NONNEG>), (nthreads + 63) / 64, 64, 0, 0, d_bins, d_values, d_off, nthreads, d_sums,
+               d_counts, d_counts + 1);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     sums.assign(NBINS, T(0));
@@ -112,9 +113,9 @@ static T host_plus(T a, T b) {
 }
 
 /** The reference: each thread's maximal runs of one bin, summed in order. */
-template <typename T>
+template <typename T, bool NONNEG = false>
 static void check_case(uint64_t seed) {
-    const run_case<T> c = make_case<T>(seed);
+    const run_case<T> c = make_case<T>(seed, NONNEG);
     std::vector<T> want(NBINS, T(0));
     unsigned long long runs = 0, runs_outside = 0;
     for (size_t t = 0; t + 1 < c.offsets.size(); ++t)
@@ -128,9 +129,9 @@ static void check_case(uint64_t seed) {
         }
     std::vector<T> got;
     unsigned long long emitted, outside;
-    run_device(c, got, &emitted, &outside);
-    printf("seed %llu (%zu-byte values): %zu values, %llu runs, %llu outside\n", (unsigned long long)seed, sizeof(T),
-           c.bins.size(), runs, runs_outside);
+    run_device<T, NONNEG>(c, got, &emitted, &outside);
+    printf("seed %llu (%zu-byte values%s): %zu values, %llu runs, %llu outside\n", (unsigned long long)seed, sizeof(T),
+           NONNEG ? ", nonnegative bins" : "", c.bins.size(), runs, runs_outside);
     ASSERT_EQ_U64(emitted, runs);
     ASSERT_EQ_U64(outside, runs_outside);
     for (int b = 0; b < NBINS; ++b) ASSERT_TRUE(test_same_bits(got[b], want[b]));
@@ -156,6 +157,8 @@ int main(void) {
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         check_case<double>(seed);
         check_case<int32_t>(seed + 100);
+        check_case<double, true>(seed + 200);
+        check_case<int32_t, true>(seed + 300);
     }
     check_nan();
     /* Runs keep the promise of methods that add in no fixed order or in the

@@ -28,29 +28,35 @@
 
 #include "mctally/device/warp/warp_segmented_reduce.cuh" /* mct_plus */
 
-template <typename T>
+/** NONNEG: the caller's bins are never negative (a voxel index, say). A
+ * negative bin then marks "no run open", and an add reads no flag besides the
+ * bin: one shared or local load less at every add of a transport's deposit
+ * site. Passing a negative bin breaks that promise (its value is then lost). */
+template <typename T, bool NONNEG = false>
 struct mct_thread_run {
-    int64_t bin; /* the run's bin, when open */
+    int64_t bin; /* the run's bin, when open (NONNEG: >= 0 exactly when open) */
     T sum;       /* and its sum so far */
-    bool open;
+    bool open;   /* unused with NONNEG */
 
-    MCT_HD mct_thread_run() : bin(0), sum(T(0)), open(false) {}
+    MCT_HD mct_thread_run() : bin(-1), sum(T(0)), open(false) {}
+
+    MCT_HD bool is_open(void) const { return NONNEG ? bin >= 0 : open; }
 
     /** bin b += v: into the run when b is its bin (returns false); otherwise
      * a new run starts with (b, v), and the run it ends, if any, is handed
      * back in (b, v) to be added (returns true). The caller's add then has one
      * call site, which keeps a kernel's code small. */
     __device__ __forceinline__ bool exchange(int64_t& b, T& v) {
-        if (open && b == bin) {
+        if (b == bin && (NONNEG || open)) { /* NONNEG: b >= 0, so bin is open */
             sum = mct_plus{}(sum, v);
             return false;
         }
-        const bool ended = open;
+        const bool ended = is_open();
         const int64_t eb = bin;
         const T es = sum;
         bin = b;
         sum = v;
-        open = true;
+        if (!NONNEG) open = true;
         b = eb;
         v = es;
         return ended;
@@ -65,8 +71,9 @@ struct mct_thread_run {
     /** Ends the open run, if any (out(bin, sum)). */
     template <typename Out>
     __device__ __forceinline__ void flush(Out&& out) {
-        if (open) out(bin, sum);
+        if (is_open()) out(bin, sum);
         open = false;
+        if (NONNEG) bin = -1;
     }
 };
 
