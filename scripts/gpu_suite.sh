@@ -39,7 +39,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 if stage build; then
 step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
   -DCMAKE_CUDA_FLAGS="${MCT_CUDA_FLAGS:-}"
-step build cmake --build "$BUILD" -j "$(nproc)" ${MCT_BUILD_TARGET:+--target $MCT_BUILD_TARGET} # e.g. mctally_cli alone
+step build cmake --build "$BUILD" -j "$(nproc)" ${MCT_BUILD_TARGET:+--target $MCT_BUILD_TARGET} # e.g. mctally_cli alone (a list: several)
 fi
 MCT="$BUILD/tools/mctally/mctally"
 # Recorded in the benchmarks' JSON. The GPU machine's copy of .git can lag the tree it builds: the
