@@ -23,8 +23,8 @@ __device__ __forceinline__ int mct_lane(void) { return mct_thread_rank() & 31; }
 
 /** Tells the compiler that p points to global memory, so that an access or
  * atomic through it is a global one, not a generic one that also checks for
- * the shared window (and carries that path's code). A tally's bins and
- * replicas are always device allocations. Nothing on the emulation. */
+ * the shared window (and carries that path's code). A tally's bins are
+ * always a device allocation (cudaMalloc). Nothing on the emulation. */
 #if defined(__CUDA_ARCH__)
 #define MCT_ASSUME_GLOBAL(p) __builtin_assume(__isGlobal(p))
 #else
