@@ -46,6 +46,12 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
     return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
 }
 
+/** A thread's run of deposits into one voxel: a voxel is never negative, so
+ * the run needs no open flag (mct_thread_run's nonnegative form). The sink
+ * places the slots and mct__phantom_run_end sizes them by this one type. */
+template <typename T>
+using mct__phantom_run_t = mct_thread_run<T, true>;
+
 /** Where a deposit goes: the block's tally (method M, or the view's at run
  * time), or nowhere in the benchmark's discarding launch (the values still
  * reach the counters, so the transport cannot be optimized away); the branch
@@ -64,7 +70,7 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
  * value, not through a pointer, for the same reason (local loads). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
-    typedef mct_thread_run<T, true> run_t; /* a voxel is never negative: no open flag to load */
+    typedef mct__phantom_run_t<T> run_t;
     static constexpr int ADDS = -1;        /* run_at: no runs, every deposit is an add */
     static constexpr int DISCARD = -2;     /* run_at: the benchmark's discarding launch */
     mct_block_tally<T, M, MODE> tally;
@@ -291,7 +297,7 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
  * the benchmark reserves the same memory, so both launches have one shape. */
 template <typename T>
 static inline size_t mct__phantom_run_end(const mct_tally_view_t& view, int block) {
-    return mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct_thread_run<T, true>);
+    return mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct__phantom_run_t<T>);
 }
 template <typename T>
 static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {
