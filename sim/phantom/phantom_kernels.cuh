@@ -46,11 +46,33 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
     return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
 }
 
+/* MCT_PHANTOM_SHARED_PARAMS (a build option, 1 by default): the geometry, the
+ * tables' header and the tally's view, which the called step functions and
+ * the add read through pointers, are copied once per block into shared
+ * memory, so that those reads are shared loads (one broadcast per warp)
+ * rather than generic loads from the parameter space; 0 reads the
+ * parameters in place. */
+#ifndef MCT_PHANTOM_SHARED_PARAMS
+#define MCT_PHANTOM_SHARED_PARAMS 1
+#endif
+
+/** The block's copy of the tally's view (MCT_PHANTOM_SHARED_PARAMS), at an
+ * address the compiler knows to be shared: an add that reads the view here
+ * emits shared loads, where one through the tally's reference (held in the
+ * sink, in local memory) loads the reference and then the view through it
+ * with generic loads, one after the other. */
+static __device__ __forceinline__ mct_tally_view_t& mct__phantom_shared_view(void) {
+    __shared__ mct_tally_view_t view;
+    return view;
+}
+
 /** A thread's run of deposits into one voxel: a voxel is never negative, so
- * the run needs no open flag (mct_thread_run's nonnegative form). The sink
- * places the slots and mct__phantom_run_end sizes them by this one type. */
+ * the run needs no open flag (mct_thread_run's nonnegative form), and its
+ * index is below 2^31, so it is an int (one register to compare and move).
+ * The sink places the slots and mct__phantom_run_end sizes them by this one
+ * type. */
 template <typename T>
-using mct__phantom_run_t = mct_thread_run<T, true>;
+using mct__phantom_run_t = mct_thread_run<T, true, int>;
 
 /** Where a deposit goes: the block's tally (method M, or the view's at run
  * time), or nowhere in the benchmark's discarding launch (the values still
@@ -67,7 +89,12 @@ using mct__phantom_run_t = mct_thread_run<T, true>;
  * is more than the L1 holds for a full SM); its address is formed from the
  * shared array, not kept as a pointer, so that the compiler sees shared memory
  * and emits shared loads and stores, not generic ones. The tally is held by
- * value, not through a pointer, for the same reason (local loads). */
+ * value, not through a pointer, for the same reason (local loads). What the
+ * tally costs is what a deposit does beyond the discarding launch's return:
+ * for `atomic` f64, 1.09 / 1.06 / 1.06 times the discarding launch's time at
+ * 100^3 / 10^3 / 2^3 voxels, until the run's test-and-add lost its generic
+ * loads of the view, its 64-bit voxel and its predicated second path, and
+ * took 1.04 / 1.03 / 1.02 (bench/results/2026-11-24-h100-phantom-r7*). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
     typedef mct__phantom_run_t<T> run_t;
@@ -89,16 +116,26 @@ struct mct__phantom_sink {
         return reinterpret_cast<run_t*>(smem_bytes + at);
     }
     template <typename R>
-    __device__ __forceinline__ void add(int64_t voxel, R e) {
+    __device__ __forceinline__ void add(int voxel, R e) {
         const int at = run_at;
-        if (at == DISCARD) return;
         T v = (T)e;
-        if (at < 0 || run(at)->exchange(voxel, v)) tally.add_in_memory(voxel, v); /* one site: the add's code once */
+        if (at >= 0) { /* first: a deposit that continues its run tests run_at once */
+            if (!run(at)->exchange(voxel, v)) return;
+        } else if (at == DISCARD) {
+            return;
+        }
+        /* One site: the add's code once. A method fixed at compile time that
+         * adds per lane reads the view in shared memory itself (the one
+         * thing the tally would do). */
+        if constexpr (MODE == MCT__BLOCK_PER_LANE && M != MCT_METHOD_FROM_VIEW && MCT_PHANTOM_SHARED_PARAMS)
+            mct_add<T, M>(mct__phantom_shared_view(), voxel, v);
+        else
+            tally.add_in_memory(voxel, v);
     }
     /** The last run into the tally, then the tally's flush; every thread of
      * the block, converged, once. */
     __device__ __forceinline__ void flush(void) {
-        if (run_at >= 0) run(run_at)->flush([this](int64_t b, T s) { tally.add_in_memory(b, s); });
+        if (run_at >= 0) run(run_at)->flush([this](int b, T s) { tally.add_in_memory(b, s); });
         tally.flush();
     }
 };
@@ -221,22 +258,11 @@ static __device__ __forceinline__ int mct__phantom_pass_kind(int next) {
     return MCT_PH_NEXT_ELECTRON; /* some lane has one: without, a kind would hold half the lanes */
 }
 
-/* MCT_PHANTOM_SHARED_PARAMS (a build option, 1 by default): the geometry, the
- * tables' header and the tally's view, which the called step functions and
- * the add read through pointers, are copied once per block into shared
- * memory, so that those reads are shared loads (one broadcast per warp)
- * rather than generic loads from the parameter space; 0 reads the
- * parameters in place. */
-#ifndef MCT_PHANTOM_SHARED_PARAMS
-#define MCT_PHANTOM_SHARED_PARAMS 1
-#endif
-
 /** The kernel's parameters that the called functions read by pointer. */
 template <typename R>
 struct mct__phantom_params {
     typename mct__phantom_real<R>::tables_t tb;
     typename mct__phantom_real<R>::geom_t g;
-    mct_tally_view_t view;
 };
 
 /** Histories [first, first + n): transport precision R, tally type T, tally
@@ -250,11 +276,14 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
                    mct__phantom_device_counters_t* out) {
 #if MCT_PHANTOM_SHARED_PARAMS
     __shared__ mct__phantom_params<R> params;
-    if (mct_thread_rank() == 0) params = {tb, g, view};
+    mct_tally_view_t& pview = mct__phantom_shared_view();
+    if (mct_thread_rank() == 0) {
+        params = {tb, g};
+        pview = view;
+    }
     __syncthreads();
     const auto* const ptb = &params.tb;
     const auto* const pg = &params.g;
-    const mct_tally_view_t& pview = params.view;
 #else
     const auto* const ptb = &tb;
     const auto* const pg = &g;

@@ -4,7 +4,8 @@
  * lengths, in range or not (-1 among them), of different lengths per thread (so lanes
  * diverge); the tally must receive exactly one add per maximal run with the run's sum,
  * every bin's total must equal the sum of its values (exact: small integers in double,
- * wrapping int32), a NaN must reach its bin, and a second flush must add nothing. Also
+ * wrapping int32), a NaN must reach its bin, and a second flush must add nothing; with
+ * 64-bit and with 32-bit bins (the run's Bin type). Also
  * which methods accept runs (mct_method_accepts_runs). Runs on a GPU and under the
  * CUDA emulation (test_thread_run_emulated.cpp). */
 #include <math.h>
@@ -23,21 +24,22 @@
 #define NTHREADS 200
 
 /** Thread t adds pairs [offsets[t], offsets[t + 1]) through a run; each run that
- * ends is counted, and added to its bin or counted as outside. */
-template <typename T, bool NONNEG>
+ * ends is counted, and added to its bin or counted as outside. The run keeps its bin
+ * as a Bin. */
+template <typename T, bool NONNEG, typename Bin>
 static __global__ void run_kernel(const int64_t* bins, const T* values, const int64_t* offsets, int nthreads, T* sums,
                                   unsigned long long* emitted, unsigned long long* outside) {
     const int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (t >= nthreads) return;
-    mct_thread_run<T, NONNEG> run;
-    auto out = [&](int64_t b, T s) {
+    mct_thread_run<T, NONNEG, Bin> run;
+    auto out = [&](Bin b, T s) {
         atomicAdd(emitted, 1ull);
         if (b >= 0 && b < NBINS)
             mct_atomic_add(sums + b, s);
         else
             atomicAdd(outside, 1ull);
     };
-    for (int64_t i = offsets[t]; i < offsets[t + 1]; ++i) run.add(bins[i], values[i], out);
+    for (int64_t i = offsets[t]; i < offsets[t + 1]; ++i) run.add((Bin)bins[i], values[i], out);
     run.flush(out);
     run.flush(out); /* nothing left: adds nothing */
 }
@@ -74,7 +76,7 @@ static run_case<T> make_case(uint64_t seed, bool nonneg) {
 }
 
 /** Runs a case on the device; returns sums, and the counts of adds and of outside adds. */
-template <typename T, bool NONNEG = false>
+template <typename T, bool NONNEG = false, typename Bin = int64_t>
 static void run_device(const run_case<T>& c, std::vector<T>& sums, unsigned long long* emitted,
                        unsigned long long* outside) {
     const size_t n = c.bins.size() ? c.bins.size() : 1;
@@ -92,7 +94,7 @@ static void run_device(const run_case<T>& c, std::vector<T>& sums, unsigned long
     CHECK_CUDA(cudaMemset(d_sums, 0, NBINS * sizeof(T)));
     CHECK_CUDA(cudaMemset(d_counts, 0, 2 * sizeof(unsigned long long)));
     const int nthreads = (int)c.offsets.size() - 1;
-    MCT_LAUNCH((run_kernel<T, NONNEG>), (nthreads + 63) / 64, 64, 0, 0, d_bins, d_values, d_off, nthreads, d_sums,
+    MCT_LAUNCH((run_kernel<T, NONNEG, Bin>), (nthreads + 63) / 64, 64, 0, 0, d_bins, d_values, d_off, nthreads, d_sums,
                d_counts, d_counts + 1);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
@@ -113,7 +115,7 @@ static T host_plus(T a, T b) {
 }
 
 /** The reference: each thread's maximal runs of one bin, summed in order. */
-template <typename T, bool NONNEG = false>
+template <typename T, bool NONNEG = false, typename Bin = int64_t>
 static void check_case(uint64_t seed) {
     const run_case<T> c = make_case<T>(seed, NONNEG);
     std::vector<T> want(NBINS, T(0));
@@ -129,9 +131,10 @@ static void check_case(uint64_t seed) {
         }
     std::vector<T> got;
     unsigned long long emitted, outside;
-    run_device<T, NONNEG>(c, got, &emitted, &outside);
-    printf("seed %llu (%zu-byte values%s): %zu values, %llu runs, %llu outside\n", (unsigned long long)seed, sizeof(T),
-           NONNEG ? ", nonnegative bins" : "", c.bins.size(), runs, runs_outside);
+    run_device<T, NONNEG, Bin>(c, got, &emitted, &outside);
+    printf("seed %llu (%zu-byte values, %zu-byte bins%s): %zu values, %llu runs, %llu outside\n",
+           (unsigned long long)seed, sizeof(T), sizeof(Bin), NONNEG ? ", nonnegative" : "", c.bins.size(), runs,
+           runs_outside);
     ASSERT_EQ_U64(emitted, runs);
     ASSERT_EQ_U64(outside, runs_outside);
     for (int b = 0; b < NBINS; ++b) ASSERT_TRUE(test_same_bits(got[b], want[b]));
@@ -159,6 +162,8 @@ int main(void) {
         check_case<int32_t>(seed + 100);
         check_case<double, true>(seed + 200);
         check_case<int32_t, true>(seed + 300);
+        check_case<double, false, int32_t>(seed + 400);
+        check_case<double, true, int32_t>(seed + 500); /* the phantom's runs */
     }
     check_nan();
     /* Runs keep the promise of methods that add in no fixed order or in the

@@ -211,6 +211,10 @@ __device__ __forceinline__ void mct__update(const mct_tally_view_t& view, int64_
         mct_atomic_add(bins + bin, v);
 }
 
+/** Whether 0 <= bin < nbins, in one unsigned comparison (nbins >= 0): a
+ * negative bin wraps to above any nbins. */
+static MCT_HD inline bool mct__bin_in_range(int64_t bin, int64_t nbins) { return (uint64_t)bin < (uint64_t)nbins; }
+
 /** Adds `value` into bin `bin` of the tally with method M; any lane, any time.
  * Compile error when M cannot serve T (mct_method_serves). */
 template <typename T, mct_method_t M>
@@ -218,7 +222,7 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
     static_assert(mct_method_serves<T, M>(), "this tally method cannot add values of this type");
     constexpr mct_method_t L = mct__per_lane_method(M);
     constexpr mct__peer_search search = mct__peers_of(L);
-    if (bin < 0 || bin >= view.nbins) {
+    if (!mct__bin_in_range(bin, view.nbins)) {
         mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
         return;
     }

@@ -198,7 +198,7 @@ struct mct_block_tally {
                 mct_add<T, M>(view, bin, value);
             return;
         }
-        if (bin < 0 || bin >= view.nbins) {
+        if (!mct__bin_in_range(bin, view.nbins)) {
             mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
             return;
         }
@@ -224,7 +224,7 @@ struct mct_block_tally {
      * one sum is indexed, a load and a store, where add()'s predicated adds
      * would load and store all B sums. Elsewhere the same as add(). */
     __device__ __forceinline__ void add_in_memory(int64_t bin, T value) {
-        if (in(MCT__BLOCK_REGISTERS) && bin >= 0 && bin < view.nbins)
+        if (in(MCT__BLOCK_REGISTERS) && mct__bin_in_range(bin, view.nbins))
             sums[bin] = mct_plus{}(sums[bin], value);
         else
             add(bin, value); /* every other mode, and a bin out of range (flagged there) */

@@ -31,10 +31,12 @@
 /** NONNEG: the caller's bins are never negative (a voxel index, say). A
  * negative bin then marks "no run open", and an add reads no flag besides the
  * bin: one shared or local load less at every add of a transport's deposit
- * site. Passing a negative bin breaks that promise (its value is then lost). */
-template <typename T, bool NONNEG = false>
+ * site. Passing a negative bin breaks that promise (its value is then lost).
+ * Bin: the bins' type; a caller whose bins stay below 2^31 passes int32_t and
+ * compares and moves one register where int64_t takes two. */
+template <typename T, bool NONNEG = false, typename Bin = int64_t>
 struct mct_thread_run {
-    int64_t bin; /* the run's bin, when open (NONNEG: >= 0 exactly when open) */
+    Bin bin;     /* the run's bin, when open (NONNEG: >= 0 exactly when open) */
     T sum;       /* and its sum so far */
     bool open;   /* unused with NONNEG */
 
@@ -45,26 +47,27 @@ struct mct_thread_run {
     /** bin b += v: into the run when b is its bin (returns false); otherwise
      * a new run starts with (b, v), and the run it ends, if any, is handed
      * back in (b, v) to be added (returns true). The caller's add then has one
-     * call site, which keeps a kernel's code small. */
-    __device__ __forceinline__ bool exchange(int64_t& b, T& v) {
-        if (b == bin && (NONNEG || open)) { /* NONNEG: b >= 0, so bin is open */
-            sum = mct_plus{}(sum, v);
-            return false;
-        }
-        const bool ended = is_open();
-        const int64_t eb = bin;
+     * call site, which keeps a kernel's code small. One store of the sum on
+     * either path, and one result: the compiler predicates the short paths
+     * anyway, and this way they share their instructions. */
+    __device__ __forceinline__ bool exchange(Bin& b, T& v) {
+        const Bin eb = bin;
         const T es = sum;
-        bin = b;
-        sum = v;
-        if (!NONNEG) open = true;
-        b = eb;
-        v = es;
-        return ended;
+        const bool was_open = is_open();
+        const bool same = b == eb && (NONNEG || open); /* NONNEG: b >= 0, so bin is open */
+        sum = same ? mct_plus{}(es, v) : v;
+        if (!same) {
+            bin = b;
+            if (!NONNEG) open = true;
+            b = eb;
+            v = es;
+        }
+        return !same && was_open;
     }
 
     /** The same through a callback: out(bin, sum) for the run that ends. */
     template <typename Out>
-    __device__ __forceinline__ void add(int64_t b, T v, Out&& out) {
+    __device__ __forceinline__ void add(Bin b, T v, Out&& out) {
         if (exchange(b, v)) out(b, v);
     }
 
