@@ -87,39 +87,48 @@ using mct__phantom_run_t = mct_thread_run<T, true, int>;
  * (add_in_memory). The run is in shared memory, one slot per thread, where its
  * load and store at every deposit cannot miss (a thread's local memory, 1.6 KB,
  * is more than the L1 holds for a full SM); its address is formed from the
- * shared array, not kept as a pointer, so that the compiler sees shared memory
- * and emits shared loads and stores, not generic ones. The tally is held by
- * value, not through a pointer, for the same reason (local loads). What the
+ * shared array and the thread's rank, not kept as a pointer, so that the
+ * compiler sees shared memory and emits shared loads and stores, not generic
+ * ones, and can keep the rank in a register through a voxel walk. The block's
+ * mode (runs, adds or discard) is in shared memory too, one broadcast load.
+ * The tally is held by value, not through a pointer (local loads). What the
  * tally costs is what a deposit does beyond the discarding launch's return:
  * for `atomic` f64, 1.09 / 1.06 / 1.06 times the discarding launch's time at
- * 100^3 / 10^3 / 2^3 voxels, until the run's test-and-add lost its generic
- * loads of the view, its 64-bit voxel and its predicated second path, and
- * took 1.04 / 1.03 / 1.02 (bench/results/2026-11-24-h100-phantom-r7*). */
+ * 100^3 / 10^3 / 2^3 voxels while each deposit loaded its run's place from
+ * local memory, the view through the tally's reference with generic loads,
+ * and compared 64-bit voxels in two predicated paths; 1.04 / 1.03 / 1.02
+ * without (bench/results/2026-11-24-h100-phantom-r7*). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
     typedef mct__phantom_run_t<T> run_t;
-    static constexpr int ADDS = -1;        /* run_at: no runs, every deposit is an add */
-    static constexpr int DISCARD = -2;     /* run_at: the benchmark's discarding launch */
+    static constexpr int ADDS = -1;    /* mode: no runs, every deposit is an add */
+    static constexpr int DISCARD = -2; /* mode: the benchmark's discarding launch */
     mct_block_tally<T, M, MODE> tally;
-    int run_at; /* this thread's run, bytes into the dynamic shared memory; or ADDS, DISCARD: one load says all */
 
+    /** The block's mode, in shared memory: where the runs start in the
+     * dynamic shared memory (bytes), or ADDS, or DISCARD. */
+    static __device__ __forceinline__ int& mode(void) {
+        __shared__ int m;
+        return m;
+    }
     /** Every thread of the block, converged (the tally's constructor). */
     __device__ __forceinline__ mct__phantom_sink(const mct_tally_view_t& view, int runs, int discard)
-        : tally(view),
-          run_at(discard ? DISCARD
-                 : runs  ? (int)(mct__phantom_run_offset<T>(view) + (size_t)mct_thread_rank() * sizeof(run_t))
-                         : ADDS) {
-        if (run_at >= 0) *run(run_at) = run_t();
+        : tally(view) {
+        if (mct_thread_rank() == 0)
+            mode() = discard ? DISCARD : runs ? (int)mct__phantom_run_offset<T>(view) : ADDS;
+        __syncthreads();
+        if (mode() >= 0) *run(mode()) = run_t();
     }
-    static __device__ __forceinline__ run_t* run(int at) {
+    /** This thread's run, the runs starting `base` bytes in. */
+    static __device__ __forceinline__ run_t* run(int base) {
         MCT_EXTERN_SHARED(unsigned char, smem_bytes);
-        return reinterpret_cast<run_t*>(smem_bytes + at);
+        return reinterpret_cast<run_t*>(smem_bytes + base) + mct_thread_rank();
     }
     template <typename R>
     __device__ __forceinline__ void add(int voxel, R e) {
-        const int at = run_at;
+        const int at = mode();
         T v = (T)e;
-        if (at >= 0) { /* first: a deposit that continues its run tests run_at once */
+        if (at >= 0) { /* first: a deposit that continues its run tests the mode once */
             if (!run(at)->exchange(voxel, v)) return;
         } else if (at == DISCARD) {
             return;
@@ -135,7 +144,7 @@ struct mct__phantom_sink {
     /** The last run into the tally, then the tally's flush; every thread of
      * the block, converged, once. */
     __device__ __forceinline__ void flush(void) {
-        if (run_at >= 0) run(run_at)->flush([this](int b, T s) { tally.add_in_memory(b, s); });
+        if (mode() >= 0) run(mode())->flush([this](int b, T s) { tally.add_in_memory(b, s); });
         tally.flush();
     }
 };

@@ -155,6 +155,9 @@ static void check_nan(void) {
     ASSERT_EQ_F64(got[4], 5.0);
 }
 
+/* The nonnegative form has no flag: an int bin and a double sum are 16 bytes. */
+static_assert(sizeof(mct_thread_run<double, true, int32_t>) == 16, "a flagless run is its bin and its sum");
+
 int main(void) {
     if (!test_have_device()) return 77;
     for (uint64_t seed = 1; seed <= 3; ++seed) {

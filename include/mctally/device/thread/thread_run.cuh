@@ -28,21 +28,31 @@
 
 #include "mctally/device/warp/warp_segmented_reduce.cuh" /* mct_plus */
 
+/** The run's open flag, where it has one (mct_thread_run without NONNEG). */
+template <bool HAS_FLAG>
+struct mct__run_flag {
+    bool open = false;
+};
+template <>
+struct mct__run_flag<false> {};
+
 /** NONNEG: the caller's bins are never negative (a voxel index, say). A
- * negative bin then marks "no run open", and an add reads no flag besides the
- * bin: one shared or local load less at every add of a transport's deposit
- * site. Passing a negative bin breaks that promise (its value is then lost).
- * Bin: the bins' type; a caller whose bins stay below 2^31 passes int32_t and
- * compares and moves one register where int64_t takes two. */
+ * negative bin then marks "no run open", and the run is a bin and a sum, with
+ * no flag to read at every add of a transport's deposit site (16 bytes for an
+ * int bin and a double sum, where the flag made 24). Passing a negative bin
+ * breaks that promise (its value is then lost). Bin: the bins' type; a caller whose bins stay below 2^31 passes
+ * int32_t and compares and moves one register where int64_t takes two. */
 template <typename T, bool NONNEG = false, typename Bin = int64_t>
-struct mct_thread_run {
-    Bin bin;     /* the run's bin, when open (NONNEG: >= 0 exactly when open) */
-    T sum;       /* and its sum so far */
-    bool open;   /* unused with NONNEG */
+struct mct_thread_run : mct__run_flag<!NONNEG> {
+    Bin bin = -1; /* the run's bin, when open (NONNEG: >= 0 exactly when open) */
+    T sum = T(0); /* and its sum so far */
 
-    MCT_HD mct_thread_run() : bin(-1), sum(T(0)), open(false) {}
-
-    MCT_HD bool is_open(void) const { return NONNEG ? bin >= 0 : open; }
+    MCT_HD bool is_open(void) const {
+        if constexpr (NONNEG)
+            return bin >= 0;
+        else
+            return this->open;
+    }
 
     /** bin b += v: into the run when b is its bin (returns false); otherwise
      * a new run starts with (b, v), and the run it ends, if any, is handed
@@ -54,11 +64,11 @@ struct mct_thread_run {
         const Bin eb = bin;
         const T es = sum;
         const bool was_open = is_open();
-        const bool same = b == eb && (NONNEG || open); /* NONNEG: b >= 0, so bin is open */
+        const bool same = b == eb && (NONNEG || was_open); /* NONNEG: b >= 0, so bin is open */
         sum = same ? mct_plus{}(es, v) : v;
         if (!same) {
             bin = b;
-            if (!NONNEG) open = true;
+            if constexpr (!NONNEG) this->open = true;
             b = eb;
             v = es;
         }
@@ -75,8 +85,10 @@ struct mct_thread_run {
     template <typename Out>
     __device__ __forceinline__ void flush(Out&& out) {
         if (is_open()) out(bin, sum);
-        open = false;
-        if (NONNEG) bin = -1;
+        if constexpr (NONNEG)
+            bin = -1;
+        else
+            this->open = false;
     }
 };
 
