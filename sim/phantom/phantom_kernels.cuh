@@ -26,7 +26,9 @@
  * fetches 61 % of the time (bench/results/2026-11-23-h100-phantom-r5*). The
  * parameters the called functions read copied per block into shared memory,
  * a cap of 80 registers (6 blocks per SM) and a quarter quorum took it to
- * 1.2e7 histories/s (bench/results/2026-11-24-h100-phantom-r6*). In this
+ * 1.2e7 histories/s (bench/results/2026-11-24-h100-phantom-r6*), and a
+ * deposit's tally path without local loads (the sink's mode in shared
+ * memory, the run found by the thread's rank) to 1.34e7 (-r7*). In this
  * kernel, code that runs fewer instructions but adds lines to the hot
  * functions (a second path through the voxel walk, an inline series for a
  * log) measured slower: keep the hot code small first. */
@@ -96,7 +98,7 @@ using mct__phantom_run_t = mct_thread_run<T, true, int>;
  * for `atomic` f64, 1.09 / 1.06 / 1.06 times the discarding launch's time at
  * 100^3 / 10^3 / 2^3 voxels while each deposit loaded its run's place from
  * local memory, the view through the tally's reference with generic loads,
- * and compared 64-bit voxels in two predicated paths; 1.04 / 1.03 / 1.02
+ * and compared 64-bit voxels in two predicated paths; 1.03 / 1.03 / 1.02
  * without (bench/results/2026-11-24-h100-phantom-r7*). */
 template <typename T, mct_method_t M, mct__block_mode MODE>
 struct mct__phantom_sink {
