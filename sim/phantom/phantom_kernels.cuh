@@ -223,7 +223,11 @@ typedef struct {
  * the FP64 atomic instance's own 84 allowed 5. The cap costs it 8 bytes of
  * spill stores and the run-time method's instance 40; on one H100 it took
  * test 2 (atomic f64, 4e6 histories) from 0.403 s to 0.333 s
- * (bench/results/2026-11-24-h100-phantom-r6-steps.md). */
+ * (bench/results/2026-11-24-h100-phantom-r6-steps.md). The methods that loop
+ * on a compare-and-swap in global memory pay for it: wag at 100^3 runs 11.6 s
+ * capped and 5.25 s not, kahan 13.8 s and 9.68 s; lifting the cap from the
+ * run-time method's instance alone made its other methods 8-14 % slower
+ * (-r7b-caps.md). */
 #ifndef MCT_PHANTOM_MAX_REGISTERS
 #define MCT_PHANTOM_MAX_REGISTERS 80
 #endif
