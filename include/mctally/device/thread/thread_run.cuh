@@ -40,8 +40,9 @@ struct mct__run_flag<false> {};
  * negative bin then marks "no run open", and the run is a bin and a sum, with
  * no flag to read at every add of a transport's deposit site (16 bytes for an
  * int bin and a double sum, where the flag made 24). Passing a negative bin
- * breaks that promise (its value is then lost). Bin: the bins' type; a caller whose bins stay below 2^31 passes
- * int32_t and compares and moves one register where int64_t takes two. */
+ * breaks that promise (its value is then lost). Bin: the bins' type; a caller
+ * whose bins stay below 2^31 passes int32_t and compares and moves one
+ * register where int64_t takes two. */
 template <typename T, bool NONNEG = false, typename Bin = int64_t>
 struct mct_thread_run : mct__run_flag<!NONNEG> {
     Bin bin = -1; /* the run's bin, when open (NONNEG: >= 0 exactly when open) */
