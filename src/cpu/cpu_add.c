@@ -3,11 +3,11 @@
  * host arrays, with OpenMP threads in the roles of the GPU's threads: atomic,
  * replicated (a replica per thread), kahan (pairs updated by 64-bit CAS), fixed
  * (int64 atomics, overflow detected) and sort_reduce (append, then sort). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/backend.h"
+#include "mctally/mct_arith.h"
 #include "cpu_backend.h"
 
 #ifdef _OPENMP
@@ -49,38 +49,33 @@ static void atomic_add_f32(float* p, float v) {
 /* One contribution to element k of `base` (bins or a replica), atomically. */
 static void add_value(void* base, mct_dtype_t dtype, int64_t k, double v) {
     switch (dtype) {
-    /* Integers: nearest, ties to even, then wrapped to the width, as the GPU's __double2ll_rn. */
-    case MCT_DTYPE_I32: __atomic_fetch_add((uint32_t*)base + k, (uint32_t)(uint64_t)llrint(v), __ATOMIC_RELAXED); break;
-    case MCT_DTYPE_U64: __atomic_fetch_add((uint64_t*)base + k, (uint64_t)llrint(v), __ATOMIC_RELAXED); break;
+    /* Integers: mct_arith_int_from_f64's rounding, then wrapped to the width, as on the GPU. */
+    case MCT_DTYPE_I32: __atomic_fetch_add((uint32_t*)base + k, (uint32_t)(uint64_t)mct_arith_int_from_f64(v), __ATOMIC_RELAXED); break;
+    case MCT_DTYPE_U64: __atomic_fetch_add((uint64_t*)base + k, (uint64_t)mct_arith_int_from_f64(v), __ATOMIC_RELAXED); break;
     case MCT_DTYPE_F32: atomic_add_f32((float*)base + k, (float)v); break;
     default: atomic_add_f64((double*)base + k, v); break;
     }
 }
 
-/* Kahan's update of one (sum, comp) pair, the whole pair swapped by CAS. */
-static void kahan_add(mct_kahan_pair_t* p, float v) {
+/* Kahan's update of one (sum, comp) pair (mct_arith.h's step, as on the GPU),
+ * the whole pair swapped by CAS. */
+static void kahan_add(mct_kahan_pair_t* p, double v) {
     uint64_t old = __atomic_load_n((uint64_t*)p, __ATOMIC_RELAXED), next;
-    do {
-        mct_kahan_pair_t cur;
-        memcpy(&cur, &old, sizeof cur);
-        const float y = v - cur.comp, t = cur.sum + y;
-        cur.comp = (t - cur.sum) - y;
-        cur.sum = t;
-        memcpy(&next, &cur, sizeof next);
-    } while (!__atomic_compare_exchange_n((uint64_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    do next = mct_kahan_pack(mct_kahan_add_value(mct_kahan_unpack(old), v));
+    while (!__atomic_compare_exchange_n((uint64_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
-/* Fixed point: round(v * 2^frac_bits) to nearest even, exactly as the GPU's
- * __double2ll_rn, so both backends add the same integers. An int64 add that
- * leaves the range (seen from the old value) raises OVERFLOW. */
+/* Fixed point: mct_arith.h's conversion and overflow rules, as on the GPU, so
+ * both backends add the same integers and raise the same flags. An int64 add
+ * that leaves the range (seen from the old value) raises OVERFLOW. */
 static void fixed_add(const mct_tally_view_t* view, int64_t k, double v) {
-    const double x = v * view->fixed_scale;
-    if (!isfinite(x)) return raise_flag(view, MCT_TALLY_FLAG_NONFINITE);
-    if (fabs(x) >= 9223372036854775808.0) return raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
-    const int64_t r = llrint(x);
+    int64_t r = 0;
+    const unsigned bad = mct_fixed_from_double(v, view->fixed_scale, &r);
+    if (bad) return raise_flag(view, bad);
     const uint64_t old = __atomic_fetch_add((uint64_t*)view->bins + k, (uint64_t)r, __ATOMIC_RELAXED);
-    const int64_t before = (int64_t)old, after = (int64_t)(old + (uint64_t)r);
-    if ((before < 0) == (r < 0) && (after < 0) != (before < 0)) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
+    int overflow;
+    (void)mct_fixed_add_wrapping((int64_t)old, r, &overflow);
+    if (overflow) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
 }
 
 static void append_pair(const mct_tally_view_t* view, uint32_t bin, double v) {
@@ -102,7 +97,7 @@ static void add_one(const mct_tally_view_t* view, uint32_t key, double v) {
         add_value((char*)view->replicas + (size_t)(r * view->nbins) * mct_dtype_size(view->dtype), view->dtype, key, v);
         break;
     }
-    case MCT_METHOD_KAHAN: kahan_add((mct_kahan_pair_t*)view->bins + key, (float)v); break;
+    case MCT_METHOD_KAHAN: kahan_add((mct_kahan_pair_t*)view->bins + key, v); break;
     case MCT_METHOD_FIXED: fixed_add(view, key, v); break;
     case MCT_METHOD_SORT_REDUCE: append_pair(view, key, v); break;
     default: add_value(view->bins, view->dtype, key, v); break;

@@ -134,7 +134,7 @@ using mct__acc_t = typename std::conditional<
 struct mct__fixed_plus {
     unsigned int* flags;
     __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const {
-        bool overflow;
+        int overflow;
         const int64_t r = mct_fixed_add_wrapping(a, b, &overflow);
         if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
         return r;

@@ -9,24 +9,20 @@
 #include <stdint.h>
 
 #include "mctally/device/block/block_tally.cuh"
+#include "mctally/mct_arith.h"
 #include "mctally/device/warp/warp_segmented_reduce.cuh"
 
 #define MCT_ADD_THREADS 256
 
 /** An f64 input value in the tally's type: floats round to nearest; integers
- * round to the nearest integer, ties to even (llrint on the host, which the CPU
- * backend must match), then wrap to the type's width. */
+ * follow mct_arith_int_from_f64 (nearest, ties to even, saturated), then wrap
+ * to the type's width, as the CPU backend does. */
 template <typename T>
 __device__ __forceinline__ T mct__from_f64(double v) {
-    if constexpr (std::is_floating_point<T>::value) {
+    if constexpr (std::is_floating_point<T>::value)
         return (T)v;
-    } else {
-#if MCT_IS_NVCC
-        return (T)(uint64_t)__double2ll_rn(v);
-#else
-        return (T)(uint64_t)llrint(v);
-#endif
-    }
+    else
+        return (T)(uint64_t)mct_arith_int_from_f64(v);
 }
 
 /** Items a thread loads before it adds them: independent loads in flight. */

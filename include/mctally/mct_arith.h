@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file mct_arith.h  The arithmetic of a contribution, written once for every
+ * backend: the conversion of an f64 input to an integer bin, the fixed-point
+ * conversion with its overflow and non-finite checks, the wrapping int64 add
+ * that detects overflow, and Kahan's compensated step. The CPU backend calls
+ * these functions from C, the device layer from CUDA C and from the emulation,
+ * so the three backends give the same status and the same bits for the same
+ * value: a rule changed here changes everywhere.
+ *
+ * Rounding: to nearest, ties to even (the CPU side assumes the default
+ * floating-point environment; the GPU side uses the _rn intrinsics). */
+#ifndef MCT_ARITH_H
+#define MCT_ARITH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mctally/mct_config.h"
+#include "mctally/mct_tally.h"
+
+/** 2^63 as a double: the first value an int64 cannot hold. */
+#define MCT_ARITH_TWO_63 9223372036854775808.0
+
+/** Whether x is neither NaN nor infinite (a comparison that fast-math-free
+ * compilers of C, C++ and CUDA all keep; no classification macro needed). */
+MCT_INLINE MCT_HD int mct_arith_is_finite(double x) { return fabs(x) <= 1.7976931348623157e308; }
+
+/** x rounded to the nearest int64, ties to even, for |x| < 2^63 (the callers
+ * guarantee it; outside that range the result would differ between the host's
+ * llrint and the GPU's conversion). */
+MCT_INLINE MCT_HD int64_t mct_arith_round_i64(double x) {
+#if defined(__CUDA_ARCH__)
+    return (int64_t)__double2ll_rn(x);
+#else
+    return (int64_t)llrint(x);
+#endif
+}
+
+/** An f64 input for an integer bin: rounded to nearest, ties to even, then
+ * saturated to the int64 range (NaN gives 0), as the GPU's conversion does; the
+ * caller wraps the result to the bin's width. Saturating here, before any
+ * conversion, makes every backend give the same bits for every input. */
+MCT_INLINE MCT_HD int64_t mct_arith_int_from_f64(double v) {
+    if (v != v) return 0;
+    if (v >= MCT_ARITH_TWO_63) return INT64_MAX;
+    if (v < -MCT_ARITH_TWO_63) return INT64_MIN;
+    return mct_arith_round_i64(v);
+}
+
+/** Converts v to fixed point with scale 2^s (a power of two, so v * scale is
+ * exact unless it leaves the double range). Returns 0 and writes *out; or, with
+ * *out untouched, MCT_TALLY_FLAG_NONFINITE when v is NaN or infinite, and
+ * MCT_TALLY_FLAG_OVERFLOW when v is finite but |v * scale| >= 2^63 (including a
+ * product that leaves the double range). A subnormal or tiny v rounds to 0. */
+MCT_INLINE MCT_HD unsigned mct_fixed_from_double(double v, double scale, int64_t* out) {
+    if (!mct_arith_is_finite(v)) return MCT_TALLY_FLAG_NONFINITE;
+    const double x = v * scale;
+    if (!(fabs(x) < MCT_ARITH_TWO_63)) return MCT_TALLY_FLAG_OVERFLOW;
+    *out = mct_arith_round_i64(x);
+    return 0;
+}
+
+/** a + b in two's complement (no undefined behaviour), and in *overflow whether
+ * the signed sum overflowed: a and b of one sign and the result of the other. */
+MCT_INLINE MCT_HD int64_t mct_fixed_add_wrapping(int64_t a, int64_t b, int* overflow) {
+    const int64_t r = (int64_t)((uint64_t)a + (uint64_t)b);
+    *overflow = ((a ^ r) & (b ^ r)) < 0;
+    return r;
+}
+
+/** Packs and unpacks a Kahan pair to the 64-bit word a CAS works on (memcpy is
+ * the well-defined pun in C, C++ and CUDA; it compiles to register moves). */
+MCT_INLINE MCT_HD uint64_t mct_kahan_pack(mct_kahan_pair_t p) {
+    uint64_t w;
+    memcpy(&w, &p, sizeof w);
+    return w;
+}
+MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_unpack(uint64_t w) {
+    mct_kahan_pair_t p;
+    memcpy(&p, &w, sizeof p);
+    return p;
+}
+
+/** One Kahan step of a float addend x into the pair (comp holds the negated
+ * low-order part lost so far; the pair's value is sum - comp). */
+MCT_INLINE MCT_HD void mct_kahan_step(mct_kahan_pair_t* p, float x) {
+    const float y = x - p->comp;
+    const float t = p->sum + y;
+    p->comp = (t - p->sum) - y;
+    p->sum = t;
+}
+
+/** The pair after adding v. A double addend (a warp's group sum) is split into
+ * hi = (float)v and lo = (float)(v - hi), each taken by a Kahan step, so the low
+ * bits a group sum kept are not thrown away; lo is exactly 0 for a float addend
+ * and its step is then skipped. The error bound is Kahan's for the float
+ * addends: 2u sum|x| + O(n u^2) sum|x|, u = 2^-24. */
+MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, double v) {
+    const float hi = (float)v;
+    const float lo = (float)(v - (double)hi);
+    mct_kahan_step(&p, hi);
+    if (lo != 0.0f) mct_kahan_step(&p, lo);
+    return p;
+}
+
+#endif /* MCT_ARITH_H */
