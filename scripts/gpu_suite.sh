@@ -135,11 +135,9 @@ step bench_phantom env MCT_COMMIT="$COMMIT" \
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
 fi
 
-# The phantom kernel's build options on the same GPU (not in the default stages): the main build
-# against builds without the runs of deposits (MCT_PHANTOM_RUNS=0), without the register cap
-# (MCT_PHANTOM_MAX_REGISTERS=0) and with the parameters read in place (MCT_PHANTOM_SHARED_PARAMS=0),
-# each timed by the Table II rows of atomic and block_reduce.
-# MCT_PHANTOM_VARIANTS replaces the list ("NAME:FLAGS ..."); MCT_VARIANT_SRC, another source tree,
+# The phantom kernel's builds on the same GPU (not in the default stages), each timed by the Table II
+# rows of atomic and block_reduce: the main build, and the variants listed in MCT_PHANTOM_VARIANTS
+# ("NAME:FLAGS ...", e.g. no_hooks:-DMCT_BENCHMARK_HOOKS=0); MCT_VARIANT_SRC, another source tree,
 # is built for every variant but main (an experiment's switches, say); MCT_BASE_SRC, the tree of an
 # earlier commit (git archive), adds it as variant "base": before and after on the same GPU. The
 # variants build side by side, then run one after the other.
@@ -148,7 +146,7 @@ phantom_variant_build() { # NAME CUDA_FLAGS SOURCE
   cmake -S "$3" -B "$BUILD-$1" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
     -DCMAKE_CUDA_FLAGS="$2" >/dev/null && cmake --build "$BUILD-$1" -j 4 --target mctally_cli
 }
-variants="${MCT_PHANTOM_VARIANTS:-main: no_runs:-DMCT_PHANTOM_RUNS=0 no_cap:-DMCT_PHANTOM_MAX_REGISTERS=0 params_in_place:-DMCT_PHANTOM_SHARED_PARAMS=0}"
+variants="${MCT_PHANTOM_VARIANTS:-main:}"
 [ -n "${MCT_BASE_SRC:-}" ] && variants="$variants base:"
 for v in $variants; do
   name=${v%%:*} flags=${v#*:}

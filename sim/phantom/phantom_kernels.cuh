@@ -7,31 +7,21 @@
  * the device engine and the benchmark. Compiled by nvcc and, for the emulated
  * backend, as host C++.
  *
- * Kept small, in registers and in code: the step functions, the one deposit
- * site (deposit_segment, where the tally's add is inlined) and the
- * transcendental functions (phantom_physics_body.inc) are compiled once and
- * called; a history's state (particle, generator, waiting particles) lives in
- * the thread's local memory, where the step functions load what they use; and
- * the engines' methods have their own kernel instances
- * (mct__phantom_kernel_for), `atomic`'s add being one instruction. On the
- * H100 the kernel had spent most of its cycles stalled on instruction fetches
- * (Nsight Compute, 100^3 voxels): these changes took its code from 256 KB to
- * 117 KB (sm_90, double, atomic), its registers from 162 to 96, and test 2
- * from 1.06e6 to 4.4e6 histories/s. One step per pass of the thread's loop,
- * with a new history started in the pass where one ends, keeps a warp's lanes
- * stepping together instead of waiting for its longest history; one kind of
- * step per pass (mct__phantom_pass_kind), random blocks drawn together at the
- * start of each step, and runs of deposits (mct__phantom_sink) took it to
- * 91 KB, 94 registers and 8.3e6 histories/s, still waiting on instruction
- * fetches 61 % of the time (bench/results/2026-11-23-h100-phantom-r5*). The
- * parameters the called functions read copied per block into shared memory,
- * a cap of 80 registers (6 blocks per SM) and a quarter quorum took it to
- * 1.2e7 histories/s (bench/results/2026-11-24-h100-phantom-r6*), and a
- * deposit's tally path without local loads (the sink's mode in shared
- * memory, the run found by the thread's rank) to 1.34e7 (-r7*). In this
- * kernel, code that runs fewer instructions but adds lines to the hot
- * functions (a second path through the voxel walk, an inline series for a
- * log) measured slower: keep the hot code small first. */
+ * Kept small, in registers and in code, because the kernel is bound by
+ * instruction fetches: the step functions, the one deposit site
+ * (deposit_segment, where the tally's add is inlined) and the transcendental
+ * functions (phantom_physics_body.inc) are compiled once and called; a
+ * history's state lives in the thread's local memory, where the step functions
+ * load what they use; the engines' methods have their own kernel instances
+ * (mct__phantom_kernel_for), `atomic`'s add being one instruction. One step
+ * per pass of the thread's loop, a new history started in the pass where one
+ * ends, and one kind of step per pass (mct__phantom_pass_kind) keep a warp's
+ * lanes stepping together. The parameters the called functions read are
+ * copied per block into shared memory, the registers are capped so that more
+ * blocks share an SM, and a deposit's tally path makes no local loads. Code
+ * that runs fewer instructions but adds lines to the hot functions can be
+ * slower here: keep the hot code small first. Each of these choices was
+ * measured; bench/results/README.md lists the runs. */
 #ifndef MCT_SIM_PHANTOM_KERNELS_CUH
 #define MCT_SIM_PHANTOM_KERNELS_CUH
 
@@ -48,17 +38,7 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
     return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
 }
 
-/* MCT_PHANTOM_SHARED_PARAMS (a build option, 1 by default): the geometry, the
- * tables' header and the tally's view, which the called step functions and
- * the add read through pointers, are copied once per block into shared
- * memory, so that those reads are shared loads (one broadcast per warp)
- * rather than generic loads from the parameter space; 0 reads the
- * parameters in place. */
-#ifndef MCT_PHANTOM_SHARED_PARAMS
-#define MCT_PHANTOM_SHARED_PARAMS 1
-#endif
-
-/** The block's copy of the tally's view (MCT_PHANTOM_SHARED_PARAMS), at an
+/** The block's copy of the tally's view, at an
  * address the compiler knows to be shared: an add that reads the view here
  * emits shared loads, where one through the tally's reference (held in the
  * sink, in local memory) loads the reference and then the view through it
@@ -76,31 +56,31 @@ static __device__ __forceinline__ mct_tally_view_t& mct__phantom_shared_view(voi
 template <typename T>
 using mct__phantom_run_t = mct_thread_run<T, true, int>;
 
+/* MCT_BENCHMARK_HOOKS (the build option of that name, on by default) keeps
+ * the discarding launch the benchmark measures the tally's overhead against;
+ * without it the kernel has no discard path and the engine refuses `discard`. */
+#ifndef MCT_BENCHMARK_HOOKS
+#define MCT_BENCHMARK_HOOKS 1
+#endif
+
 /** Where a deposit goes: the block's tally (method M, or the view's at run
  * time), or nowhere in the benchmark's discarding launch (the values still
  * reach the counters, so the transport cannot be optimized away); the branch
  * is uniform over the grid. Where the method allows it (mct__phantom_runs), a
  * thread's consecutive deposits into one voxel are summed first and reach the
- * tally as one add (mct_thread_run): a history's 450 deposits are 46 runs at
- * 100^3 voxels, 13 at 10^3. The add is inlined at the transport's one deposit
- * site (deposit_segment), which is compiled once and called, and reaches the
- * sink through a pointer: the sink, and the tally it holds, therefore live in
- * the thread's local memory, where a register-sum add is best one indexed sum
- * (add_in_memory). The run is in shared memory, one slot per thread, where its
- * load and store at every deposit cannot miss (a thread's local memory, 1.6 KB,
- * is more than the L1 holds for a full SM); its address is formed from the
- * shared array and the thread's rank, not kept as a pointer, so that the
- * compiler sees shared memory and emits shared loads and stores, not generic
- * ones, and can keep the rank in a register through a voxel walk. The block's
- * mode (runs, adds or discard) is in shared memory too, one broadcast load.
- * The tally is held by value, not through a pointer (local loads). What the
- * tally costs is what a deposit does beyond the discarding launch's return:
- * for `atomic` f64, 1.09 / 1.06 / 1.06 times the discarding launch's time at
- * 100^3 / 10^3 / 2^3 voxels while each deposit loaded its run's place from
- * local memory, the view through the tally's reference with generic loads,
- * and compared 64-bit voxels in two predicated paths; 1.03 / 1.03 / 1.02
- * without (bench/results/2026-11-24-h100-phantom-r7*). */
-template <typename T, mct_method_t M, mct__block_mode MODE>
+ * tally as one add (mct_thread_run). The add is inlined at the transport's one
+ * deposit site (deposit_segment), which is compiled once and called, and
+ * reaches the sink through a pointer: the sink, and the tally it holds,
+ * therefore live in the thread's local memory, where a register-sum add is
+ * best one indexed sum (add_in_memory). The run is in shared memory, one slot
+ * per thread, where its load and store at every deposit cannot miss; its
+ * address is formed from the shared array and the thread's rank, not kept as a
+ * pointer, so that the compiler sees shared memory and emits shared loads and
+ * stores, not generic ones. The block's mode (runs, adds or discard) is in
+ * shared memory too, one broadcast load, so a deposit loads nothing from local
+ * memory. The dynamic shared memory holds the tally's storage first, then the
+ * runs (mct__phantom_run_offset). */
+template <typename T, mct_method_t M, mct_block_mode_t MODE>
 struct mct__phantom_sink {
     typedef mct__phantom_run_t<T> run_t;
     static constexpr int ADDS = -1;    /* mode: no runs, every deposit is an add */
@@ -115,16 +95,20 @@ struct mct__phantom_sink {
     }
     /** Every thread of the block, converged (the tally's constructor). */
     __device__ __forceinline__ mct__phantom_sink(const mct_tally_view_t& view, int runs, int discard)
-        : tally(view) {
+        : tally(view, smem()) {
         if (mct_thread_rank() == 0)
-            mode() = discard ? DISCARD : runs ? (int)mct__phantom_run_offset<T>(view) : ADDS;
+            mode() = MCT_BENCHMARK_HOOKS && discard ? DISCARD : runs ? (int)mct__phantom_run_offset<T>(view) : ADDS;
         __syncthreads();
         if (mode() >= 0) *run(mode()) = run_t();
     }
+    /** The kernel's dynamic shared memory: the tally's storage, then the runs. */
+    static __device__ __forceinline__ unsigned char* smem(void) {
+        MCT_EXTERN_SHARED(unsigned char, smem_bytes);
+        return smem_bytes;
+    }
     /** This thread's run, the runs starting `base` bytes in. */
     static __device__ __forceinline__ run_t* run(int base) {
-        MCT_EXTERN_SHARED(unsigned char, smem_bytes);
-        return reinterpret_cast<run_t*>(smem_bytes + base) + mct_thread_rank();
+        return reinterpret_cast<run_t*>(smem() + base) + mct_thread_rank();
     }
     template <typename R>
     __device__ __forceinline__ void add(int voxel, R e) {
@@ -132,13 +116,13 @@ struct mct__phantom_sink {
         T v = (T)e;
         if (at >= 0) { /* first: a deposit that continues its run tests the mode once */
             if (!run(at)->exchange(voxel, v)) return;
-        } else if (at == DISCARD) {
+        } else if (MCT_BENCHMARK_HOOKS && at == DISCARD) {
             return;
         }
         /* One site: the add's code once. A method fixed at compile time that
          * adds per lane reads the view in shared memory itself (the one
          * thing the tally would do). */
-        if constexpr (MODE == MCT__BLOCK_PER_LANE && M != MCT_METHOD_FROM_VIEW && MCT_PHANTOM_SHARED_PARAMS)
+        if constexpr (MODE == MCT_BLOCK_MODE_PER_LANE && M != MCT_METHOD_FROM_VIEW)
             mct_add<T, M>(mct__phantom_shared_view(), voxel, v);
         else
             tally.add_in_memory(voxel, v);
@@ -212,62 +196,40 @@ typedef struct {
 #define MCT__PH_GRID_CONST
 #endif
 
-/* MCT_PHANTOM_RUNS=0 (a build option, 1 by default) makes every deposit an
- * add of the tally, to measure what the runs save. */
-#ifndef MCT_PHANTOM_RUNS
-#define MCT_PHANTOM_RUNS 1
-#endif
-
-/* MCT_PHANTOM_MAX_REGISTERS (a build option, 80 by default; 0: no cap) caps
- * the kernel's registers: 80 lets 6 blocks of 128 threads share an SM, where
- * the FP64 atomic instance's own 84 allowed 5. The cap costs it 8 bytes of
- * spill stores and the run-time method's instance 40; on one H100 it took
- * test 2 (atomic f64, 4e6 histories) from 0.403 s to 0.333 s
- * (bench/results/2026-11-24-h100-phantom-r6-steps.md). The methods that loop
- * on a compare-and-swap in global memory pay for it: wag at 100^3 runs 11.6 s
- * capped and 5.25 s not, kahan 13.8 s and 9.68 s; lifting the cap from the
- * run-time method's instance alone made its other methods 8-14 % slower
- * (-r7b-caps.md). */
-#ifndef MCT_PHANTOM_MAX_REGISTERS
-#define MCT_PHANTOM_MAX_REGISTERS 80
-#endif
-#if defined(__CUDACC__) && MCT_PHANTOM_MAX_REGISTERS > 0
-#define MCT__PH_MAX_REGISTERS __maxnreg__(MCT_PHANTOM_MAX_REGISTERS)
+/* The kernel's registers are capped at 80, so that 6 blocks of 128 threads
+ * share an SM where the FP64 atomic instance's own register count allows 5.
+ * The cap costs that instance a few bytes of spill and is a net gain; the
+ * methods that loop on a compare-and-swap in global memory (wag, kahan at many
+ * bins) pay more for it, and one instance without the cap slowed the others
+ * (measured, bench/results/README.md). */
+#define MCT__PH_REGISTER_CAP 80
+#if defined(__CUDACC__)
+#define MCT__PH_MAX_REGISTERS __maxnreg__(MCT__PH_REGISTER_CAP)
 #else
 #define MCT__PH_MAX_REGISTERS
 #endif
 
-/* MCT_PHANTOM_QUORUM (a build option, 4 by default): a warp turns to photon
- * steps or hard events once 1/MCT_PHANTOM_QUORUM of its lanes wait for them
- * (see mct__phantom_pass_kind). */
-#ifndef MCT_PHANTOM_QUORUM
-#define MCT_PHANTOM_QUORUM 4
-#endif
+/* A warp turns to photon steps or hard events once 1/MCT__PH_QUORUM of its
+ * lanes wait for them (see mct__phantom_pass_kind). */
+#define MCT__PH_QUORUM 4
 
 /** The kind of step (MCT_PH_NEXT_*) the calling lanes of a warp take in this
  * pass, from the kind each lane's history needs next. Lanes of different kinds
  * would run the electron step, the photon step and the hard event one after
- * the other, and at 20 MeV, where 3 % of the steps are a photon's and 3 % of
- * an electron's steps end at a hard event, one lane or another of a warp's 32
- * needs each of them in most passes. So a pass runs electron steps while few
- * lanes wait for anything else, and a waiting kind once a quarter of the lanes
- * wait for it (the larger such kind first), or when no lane has an electron
- * step to take. Idle lanes against extra passes: the photon step and the hard
- * event are long (16 and 19 KB of code) and, run for an eighth of the lanes,
- * took 14 % of the kernel's time at 2.4 active lanes per instruction
- * (Nsight Compute, 100^3 voxels). Measured on one H100 (atomic f64, 4e6
- * histories at 100^3): waiting for 1/16 of the lanes 0.575 s, 1/8 0.479 s,
- * 1/4 0.426 s; 1/2 ran 0.70 s and 1/3 and 1/6 no faster than 1/4
- * (bench/results/2026-11-24-h100-phantom-r6-steps.md). Only when
- * a step runs changes, never what it does: a history's random numbers and
- * result are those of the CPU engine. The lanes compute the same answer from
- * the same ballots. */
+ * the other, and at 20 MeV one lane or another of a warp's 32 needs each of
+ * them in most passes. So a pass runs electron steps while few lanes wait for
+ * anything else, and a waiting kind once a quarter of the lanes wait for it
+ * (the larger such kind first), or when no lane has an electron step to take:
+ * idle lanes traded against extra passes of the two long functions, the
+ * quorum chosen by measurement. Only when a step runs changes, never what it
+ * does: a history's random numbers and result are those of the CPU engine.
+ * The lanes compute the same answer from the same ballots. */
 static __device__ __forceinline__ int mct__phantom_pass_kind(int next) {
     const unsigned lanes = __activemask();
     const int n = __popc(lanes);
     const int photons = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_PHOTON));
     const int events = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_EVENT));
-    const int quorum = (n + MCT_PHANTOM_QUORUM - 1) / MCT_PHANTOM_QUORUM;
+    const int quorum = (n + MCT__PH_QUORUM - 1) / MCT__PH_QUORUM;
     if (events >= quorum && events >= photons) return MCT_PH_NEXT_EVENT;
     if (photons >= quorum) return MCT_PH_NEXT_PHOTON;
     return MCT_PH_NEXT_ELECTRON; /* some lane has one: without, a kind would hold half the lanes */
@@ -282,14 +244,17 @@ struct mct__phantom_params {
 
 /** Histories [first, first + n): transport precision R, tally type T, tally
  * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add) in block
- * tally mode MODE (MCT__BLOCK_ANY_MODE: the method's, found at run time). */
-template <typename R, typename T, mct_method_t M, mct__block_mode MODE>
+ * tally mode MODE (MCT_BLOCK_MODE_ANY: the method's, found at run time). */
+template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE>
 static __global__ void MCT__PH_MAX_REGISTERS
 mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::tables_t tb,
                    MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
                    MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, int runs,
                    mct__phantom_device_counters_t* out) {
-#if MCT_PHANTOM_SHARED_PARAMS
+    /* The geometry, the tables' header and the tally's view, which the called
+     * step functions and the add read through pointers, copied once per block
+     * into shared memory: shared loads (one broadcast per warp) instead of
+     * generic loads from the parameter space. */
     __shared__ mct__phantom_params<R> params;
     mct_tally_view_t& pview = mct__phantom_shared_view();
     if (mct_thread_rank() == 0) {
@@ -299,11 +264,6 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
     __syncthreads();
     const auto* const ptb = &params.tb;
     const auto* const pg = &params.g;
-#else
-    const auto* const ptb = &tb;
-    const auto* const pg = &g;
-    const mct_tally_view_t& pview = view;
-#endif
     mct__phantom_sink<T, M, MODE> sink(pview, runs, discard);
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
@@ -345,7 +305,7 @@ static inline size_t mct__phantom_run_end(const mct_tally_view_t& view, int bloc
 }
 template <typename T>
 static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {
-    return MCT_PHANTOM_RUNS && mct_method_accepts_runs(view.method, view.dtype) &&
+    return mct_method_accepts_runs(view.method, view.dtype) &&
            mct__phantom_run_end<T>(view, block) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
 }
 
@@ -367,13 +327,13 @@ using mct__phantom_kernel_t = void (*)(typename mct__phantom_real<R>::tables_t, 
 
 template <typename R, typename T>
 static inline mct__phantom_kernel_t<R> mct__phantom_kernel_for(const mct_tally_view_t& view) {
-    if (view.method == MCT_METHOD_ATOMIC) return mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC, MCT__BLOCK_PER_LANE>;
+    if (view.method == MCT_METHOD_ATOMIC) return mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC, MCT_BLOCK_MODE_PER_LANE>;
     if (view.method == MCT_METHOD_BLOCK_REDUCE &&
-        mct__block_mode_of(view.method, view.nbins, sizeof(T)) == MCT__BLOCK_REGISTERS)
-        return mct_phantom_kernel<R, T, MCT_METHOD_BLOCK_REDUCE, MCT__BLOCK_REGISTERS>;
+        mct_block_mode_of(view.method, view.nbins, sizeof(T)) == MCT_BLOCK_MODE_REGISTERS)
+        return mct_phantom_kernel<R, T, MCT_METHOD_BLOCK_REDUCE, MCT_BLOCK_MODE_REGISTERS>;
     if constexpr (std::is_same<T, float>::value)
-        if (view.method == MCT_METHOD_KAHAN) return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT__BLOCK_ANY_MODE>;
-    return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT__BLOCK_ANY_MODE>;
+        if (view.method == MCT_METHOD_KAHAN) return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_ANY>;
+    return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY>;
 }
 
 /** Launches the kernel for the view's type and method (no synchronization). */

@@ -60,7 +60,7 @@ typedef struct {
     int width;
 } add_job_t;
 
-template <typename T, mct_method_t M, mct__block_mode MODE>
+template <typename T, mct_method_t M, mct_block_mode_t MODE>
 static mct_status_t add_arrays_launch_mode(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
     const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
     if (smem > MCT_BLOCK_TALLY_SMEM_LIMIT) return MCT_STATUS_TOO_LARGE;
@@ -78,16 +78,16 @@ static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const add_jo
         (void)view, (void)j, (void)stream;
         return MCT_STATUS_NOT_SUPPORTED;
     } else if constexpr (M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE) {
-        switch (mct__block_mode_of(M, view->nbins, sizeof(T))) {
-        case MCT__BLOCK_REGISTERS: return add_arrays_launch_mode<T, M, MCT__BLOCK_REGISTERS>(view, j, stream);
-        case MCT__BLOCK_AGGREGATED:
+        switch (mct_block_mode_of(M, view->nbins, sizeof(T))) {
+        case MCT_BLOCK_MODE_REGISTERS: return add_arrays_launch_mode<T, M, MCT_BLOCK_MODE_REGISTERS>(view, j, stream);
+        case MCT_BLOCK_MODE_AGGREGATED:
             if constexpr (M == MCT_METHOD_BLOCK_REDUCE)
-                return add_arrays_launch_mode<T, M, MCT__BLOCK_AGGREGATED>(view, j, stream);
+                return add_arrays_launch_mode<T, M, MCT_BLOCK_MODE_AGGREGATED>(view, j, stream);
             return MCT_STATUS_INTERNAL_ERROR;
-        default: return add_arrays_launch_mode<T, M, MCT__BLOCK_AGGREGATED_GLOBAL>(view, j, stream);
+        default: return add_arrays_launch_mode<T, M, MCT_BLOCK_MODE_AGGREGATED_GLOBAL>(view, j, stream);
         }
     } else {
-        return add_arrays_launch_mode<T, M, MCT__BLOCK_ANY_MODE>(view, j, stream);
+        return add_arrays_launch_mode<T, M, MCT_BLOCK_MODE_ANY>(view, j, stream);
     }
 }
 

@@ -57,10 +57,11 @@
  *   so the sum does not depend on the order they were appended in: run_to_run
  *   on one GPU, whatever the launch shape.
  * - shared, warp_reduce, block_reduce need the block (or warp) converged, which
- *   an any-lane call cannot ask for. Here shared falls back to atomic, and
- *   warp_reduce and block_reduce to wib (warp aggregation by bin). Their
- *   converged forms are mct_block_tally (shared, any number of bins) and
- *   mct_block_counter (one bin, all five of Bossler's methods).
+ *   an any-lane call cannot ask for. Here shared runs as atomic, and
+ *   warp_reduce and block_reduce as wib (warp aggregation by bin), as
+ *   mct_any_lane_method says. Their converged forms are mct_block_tally (any
+ *   number of bins) and mct_block_counter (one bin, all five of Bossler's
+ *   methods).
  *
  * A method that cannot serve T (kahan with double, cas with an integer type)
  * fails to compile in the template form; in the run-time form it is a no-op,
@@ -104,8 +105,13 @@ MCT_HD constexpr bool mct_method_serves(void) {
  * over peers) -> update; the methods differ only in the lines marked by M.
  * ------------------------------------------------------------------------- */
 
-/** The method an any-lane call runs for M (see "shared, warp_reduce..." above). */
-MCT_HD constexpr mct_method_t mct__per_lane_method(mct_method_t m) {
+/** The method an any-lane call (mct_add) runs for M: itself, except the three
+ * methods that need a converged block or warp, which an any-lane call cannot
+ * ask for: `shared` runs as `atomic`, `warp_reduce` and `block_reduce` as
+ * `wib` (warp aggregation by bin). Their converged form is mct_block_tally,
+ * which runs them as they are. Public so that a caller (or a plan) can see
+ * what its any-lane adds will do. */
+MCT_HD constexpr mct_method_t mct_any_lane_method(mct_method_t m) {
     return m == MCT_METHOD_SHARED ? MCT_METHOD_ATOMIC
            : (m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_BLOCK_REDUCE) ? MCT_METHOD_WIB
                                                                           : m;
@@ -220,7 +226,7 @@ static MCT_HD inline bool mct__bin_in_range(int64_t bin, int64_t nbins) { return
 template <typename T, mct_method_t M>
 __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bin, T value) {
     static_assert(mct_method_serves<T, M>(), "this tally method cannot add values of this type");
-    constexpr mct_method_t L = mct__per_lane_method(M);
+    constexpr mct_method_t L = mct_any_lane_method(M);
     constexpr mct__peer_search search = mct__peers_of(L);
     if (!mct__bin_in_range(bin, view.nbins)) {
         mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);

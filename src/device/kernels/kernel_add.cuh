@@ -65,8 +65,8 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* _
  * `fixed` (bitwise reproducible whatever the launch), `sort_reduce` (sums each
  * bin in sorted order) or the Kahan methods (an uncompensated f32 pre-sum
  * would lose what their pairs keep). */
-MCT_HD constexpr bool mct__add_may_presum(mct_method_t m, mct__block_mode mode) {
-    return mode != MCT__BLOCK_AGGREGATED && mode != MCT__BLOCK_AGGREGATED_GLOBAL && mode != MCT__BLOCK_REGISTERS &&
+MCT_HD constexpr bool mct__add_may_presum(mct_method_t m, mct_block_mode_t mode) {
+    return mode != MCT_BLOCK_MODE_AGGREGATED && mode != MCT_BLOCK_MODE_AGGREGATED_GLOBAL && mode != MCT_BLOCK_MODE_REGISTERS &&
            m != MCT_METHOD_SHARED && m != MCT_METHOD_FIXED && m != MCT_METHOD_SORT_REDUCE &&
            m != MCT_METHOD_KAHAN && m != MCT_METHOD_KAHAN_NAIVE;
 }
@@ -142,7 +142,7 @@ __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_
  * MCT_ADD_ITEMS_PER_LOAD rounds before it adds them, so the loads overlap. A
  * group reaching past the bins is dropped whole and flagged once (by the lane
  * holding its component 0). */
-template <typename T, mct_method_t M, mct__block_mode MODE, typename Tally>
+template <typename T, mct_method_t M, mct_block_mode_t MODE, typename Tally>
 __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_view_t& view,
                                                 const uint32_t* __restrict__ keys, const double* __restrict__ values,
                                                 int64_t n, int width, int64_t stride) {
@@ -210,9 +210,9 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
 MCT_HD constexpr int mct__add_blocks_within_sm(int blocks) {
     return blocks * MCT_ADD_THREADS > MCT__ADD_SM_THREADS ? MCT__ADD_SM_THREADS / MCT_ADD_THREADS : blocks;
 }
-MCT_HD constexpr int mct__add_min_blocks(mct__block_mode mode) {
-    return mode == MCT__BLOCK_AGGREGATED ? mct__add_blocks_within_sm(MCT_ADD_AGGREGATED_MIN_BLOCKS)
-           : mode == MCT__BLOCK_ANY_MODE ? mct__add_blocks_within_sm(MCT_ADD_MIN_BLOCKS)
+MCT_HD constexpr int mct__add_min_blocks(mct_block_mode_t mode) {
+    return mode == MCT_BLOCK_MODE_AGGREGATED ? mct__add_blocks_within_sm(MCT_ADD_AGGREGATED_MIN_BLOCKS)
+           : mode == MCT_BLOCK_MODE_ANY ? mct__add_blocks_within_sm(MCT_ADD_MIN_BLOCKS)
                                          : 1;
 }
 
@@ -222,10 +222,10 @@ MCT_HD constexpr int mct__add_min_blocks(mct__block_mode mode) {
  * included, adds what the tally's type can hold), through
  * mct_block_tally<T, M, MODE> (shared, block_reduce, warp_reduce and kahan
  * keep the block's sums, every other method is mct_add; MODE, when fixed,
- * must be the one mct__block_mode_of gives for the view). Blocks of a
+ * must be the one mct_block_mode_of gives for the view). Blocks of a
  * multiple of 32 threads. Dynamic shared memory:
  * mct_block_tally_smem_bytes<T, M>(nbins). */
-template <typename T, mct_method_t M, mct__block_mode MODE>
+template <typename T, mct_method_t M, mct_block_mode_t MODE>
 static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MODE))
     mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* __restrict__ keys,
                           const double* __restrict__ values, int64_t n, int width, int64_t stride) {
