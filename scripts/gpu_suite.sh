@@ -184,7 +184,7 @@ scatter_json=$(ls "$OUT"/bench_scatter.json "$OUT"/bench_mpc.json 2>/dev/null)
   --command "scripts/gpu_suite.sh (stage bench_scatter)" $scatter_json >"$OUT/bench_scatter.md"
 fi
 
-# Nsight Compute on the kernels whose speed an issue's goal names (not in the
+# Nsight Compute on the kernels that have speed goals (not in the
 # default stages): the phantom's transport (FP64 engine, 100^3 voxels, and
 # block_reduce at 2^3) and the scatter's add kernel on 1000 bins. One text
 # report per case in $OUT/profile/.

@@ -37,7 +37,7 @@ def main():
         methods = []
         for c in rows:
             key = (c["engine"], c["method"], c["dtype"])
-            if key not in methods and c["engine"] != "discard":  # older files had separate discarding rows
+            if key not in methods and c["engine"] != "discard":  # a file may list discarding runs as rows
                 methods.append(key)
         for engine, method, dtype in methods:
             by = {c["test"]: c for c in rows if (c["engine"], c["method"], c["dtype"]) == (engine, method, dtype)}

@@ -3,16 +3,16 @@
  * look-back and the seed's chained design) beside CUB DeviceScan::InclusiveSum and
  * ExclusiveSum in the same run, for 2^20 ... 2^30 elements of i32 and f64.
  *
- * Protocol (DESIGN.md section 9): fresh non-zero inputs per size, outputs poisoned
+ * Protocol: fresh non-zero inputs per size, outputs poisoned
  * before every run, CUDA events around the scan call only, warm-up runs then the
  * median of >= 5, every output checked against CUB's (integers exactly; f64 within
  * twice the derived float bound). GB/s counts the bytes read plus the bytes written
  * (2 n sizeof(T)); ratios are to CUB's figure for the same case and to the device's
  * copy bandwidth (cudaMemcpy device to device, also read plus written), the floor.
  * A tuning section sweeps look-back delays, tile shapes and tile-state layouts
- * (tuning_scan.h) at 2^28 (i32) and 2^27 (f64), inclusive, with the previous default
- * policy among them, so old and new and a new GPU's best policy can be read off one
- * run. */
+ * (tuning_scan.h) at 2^28 (i32) and 2^27 (f64), inclusive, with the default policy and
+ * the reference layouts among them, so the default and a new GPU's best policy can be
+ * read off one run. */
 #include <cjson/cJSON.h>
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
@@ -193,7 +193,7 @@ static const char* state_name(int st) {
 }
 
 /** One policy and delay setting of the tuning sweep, inclusive sum. `tag` marks the
- * entries that reproduce an earlier default ("old default") or are the current one. */
+ * default ("default") and the reference without the packed 16-byte state ("old default"). */
 template <typename Policy, typename T>
 static void tune_one(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, mct__scan_delays_t d, double cub_gbps,
                      double copy_gbps, const bench_args_t* a, const char* tag = "") {
@@ -227,16 +227,16 @@ static void tune_one(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, m
 enum { PK = MCT__SCAN_STATE_PACKED, PV = MCT__SCAN_STATE_PACKED_VOLATILE, SP = MCT__SCAN_STATE_SPLIT };
 
 /** The sweep: delays on the default policy, then shapes and layouts at the default
- * delays. Entries tagged "old default" reproduce the policy before the packed 16-byte
- * state (2026-11-21: 128x23 with volatile 8-byte words for 4-byte values, 128x15 with
- * the split state for 8-byte values), so old and new are compared in one run. */
+ * delays. Entries tagged "old default" are the reference policy without the packed
+ * 16-byte state (128x23 with volatile 8-byte words for 4-byte values, 128x15 with the
+ * split state for 8-byte values), so the two are compared in one run. */
 template <typename T>
 static void tuning_sweep(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, double cub_gbps, double copy_gbps,
                          const bench_args_t* a) {
     using dflt_policy = mct__scan_default_policy<sizeof(T)>;
     const mct__scan_delays_t dflt = mct__scan_default_delays();
-    /* Around the default: 2400/700 was the best and the longest row of the previous
-     * H100 sweep (0/64 ... 2400/700), so this one goes on to longer delays. */
+    /* Delays on both sides of the default, so a GPU that wants shorter or longer
+     * waits shows it. */
     const mct__scan_delays_t delays[] = {{1200, 350}, {1800, 500}, {2400, 700}, {3600, 1000}, {4800, 1400}};
     for (const mct__scan_delays_t& d : delays)
         tune_one<dflt_policy>(arr, in, out, ref, n, d, cub_gbps, copy_gbps, a,

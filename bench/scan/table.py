@@ -4,8 +4,8 @@
 type and scan kind, GB/s (bytes read + written) of mctally's decoupled look-back and
 chained scans beside CUB DeviceScan, with the ratios to CUB and to the copy
 bandwidth; the goal line at 2^28 i32 inclusive; and the tuning sweep (with each entry's
-tile-state layout; "old default" marks the policy before the packed 16-byte tile
-state). Files of earlier sweeps that also varied the data path and the tile order
+tile-state layout; "old default" marks the reference policy without the packed
+16-byte tile state). Files whose sweep also varied the data path and the tile order
 show those in the note column where they differ from warp transpose / counter.
 Usage: table.py RESULT.json [COMMAND] > RESULT.md"""
 import json

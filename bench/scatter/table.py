@@ -17,7 +17,8 @@ import os
 import sys
 
 GOAL_GUPD = 200.0
-# Native f64 atomics measured earlier on the H100 (uniform keys), Gupd/s.
+# Reference figures of native f64 atomics (uniform keys, Gupd/s) on an H100 whose memory
+# floor was ANCHOR_FLOOR Gupd/s; every scatter table prints them beside its `atomic` row.
 ANCHORS = {1: 0.57, 8: 2.1, 1000: 19, 1000000: 77}
 ANCHOR_FLOOR = 249
 HISTOGRAM = "cub_histogram_even_counts"

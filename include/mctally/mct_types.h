@@ -22,7 +22,7 @@ typedef enum {
 } mct_dtype_t;
 
 /** How additions reach memory. Each method is documented in `mctally methods`
- * and in docs/methods.md; the CLI and API names are the strings below. */
+ * and in mctally/device/mct_add.cuh; the CLI and API names are the strings below. */
 typedef enum {
     MCT_METHOD_ATOMIC = 0,       /**< one native atomic add per contribution ("HB" for f64) */
     MCT_METHOD_SHARED = 1,       /**< block-private bins in shared memory, flushed once per block */

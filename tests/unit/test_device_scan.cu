@@ -180,7 +180,7 @@ static void check_type(const std::vector<int64_t>& sizes, int64_t large, uint64_
         }
 }
 
-/** The sizes of the issue, around the block and the tile of T's policy. */
+/** Sizes at the edges of a warp, of the block and of the tile of T's policy. */
 template <typename T>
 static std::vector<int64_t> sizes_for() {
     const int64_t block = mct__scan_default_policy<(int)sizeof(T)>::threads;

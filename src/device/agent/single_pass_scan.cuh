@@ -41,14 +41,12 @@
  *   4. The memset that zeroes the words precedes the kernel on the same stream.
  *   Why volatile for 16 bytes: the 8-byte word is accessed relaxed at .gpu scope
  *   (volatile by choice of the policy); the 16-byte word always volatile. With
- *   relaxed .gpu .b128 accesses, scans with a non-commutative operator (on a struct
- *   and on a u64) under compute-sanitizer racecheck got one tile's prefix wrong in
- *   2-3 of 60 repetitions of the multi-tile checks, while the volatile word and the
- *   split layout passed all 60; without the sanitizer all three passed 400 (H100,
- *   2026-11-23). We have not found the cause, and take the layout that passed. Its
- *   measured cost: 0.4% on the f64 inclusive scan (2806 against 2818 GB/s, one run);
- *   the f64 exclusive scan went from 1.045x to 0.955x CUB between two runs on two
- *   H100s (bench/results/README.md).
+ *   relaxed .gpu .b128 accesses, scans with a non-commutative operator under
+ *   compute-sanitizer racecheck can get one tile's prefix wrong, where the volatile
+ *   word and the split layout do not; without the sanitizer all three are right.
+ *   The cause is not known, so the word takes the access that has passed, at a
+ *   small cost in speed (both measured: bench/results/README.md, "the device scan
+ *   under racecheck").
  * - Split (other value sizes, or by choice of the policy): a status word per tile
  *   and two value arrays, one for aggregates and one for prefixes (as CUB's
  *   non-packed tile state), so that publishing the prefix never overwrites a value

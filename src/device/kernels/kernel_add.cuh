@@ -59,9 +59,9 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* _
 /** Whether the grouped adds of method M in block-tally mode MODE go through run
  * sums (mct__add_key_sums): methods that add each value on its own, in no fixed
  * order. Not the modes that aggregate by themselves (a shared copy, register
- * sums, warp aggregation into the global bins: on the H100 run sums in the
- * last slowed MPC on sorted keys from 136 to 118 Gupd/s, and its single-key
- * adds from 222 to 153, through the registers they took), not `shared`, nor
+ * sums, warp aggregation into the global bins: there the registers of the run
+ * sums cost the kernel more occupancy than the sums save, as measured in
+ * bench/results/README.md), not `shared`, nor
  * `fixed` (bitwise reproducible whatever the launch), `sort_reduce` (sums each
  * bin in sorted order) or the Kahan methods (an uncompensated f32 pre-sum
  * would lose what their pairs keep). */
@@ -187,9 +187,9 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
 /* Blocks per SM the add kernels are compiled for. The aggregation into a
  * shared copy: its adds wait on loads and shared-memory atomics, so more
  * resident warps hide more of that latency (the register cap costs a few
- * bytes of spills, in cold code); measured on the H100: +8-11 % at 1000 bins.
- * The aggregation into global bins ran 2-6 % slower under that cap, so it has
- * none. The kernels that find the mode at run time: 4 blocks (64 registers),
+ * bytes of spills, in cold code). The aggregation into global bins has no cap:
+ * it is faster without one. Both chosen by measurement (bench/results/
+ * README.md). The kernels that find the mode at run time: 4 blocks (64 registers),
  * so that the run sums' component loads (mct__add_key_sums) do not take them
  * down to 2 blocks per SM. */
 #ifndef MCT_ADD_AGGREGATED_MIN_BLOCKS

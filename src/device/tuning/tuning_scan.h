@@ -11,8 +11,8 @@
  * Data movement is fixed (agent_scan.cuh): each warp loads its 32*ITEMS elements
  * warp-striped and transposes them to the blocked arrangement through shared memory,
  * and tiles take their index from an atomic counter. (16-byte vector loads, with or
- * without the transpose, were slower on an H100, and tiles from blockIdx no faster,
- * so those alternatives were dropped.)
+ * without the transpose, and tiles from blockIdx are not faster: see the scan sweeps
+ * listed in bench/results/README.md.)
  *
  * ITEMS is odd on purpose: in the transpose, lane l reads words l*ITEMS + j; an odd
  * stride is free of bank conflicts for 4-byte values, and for 8-byte values (read as
@@ -24,10 +24,10 @@
  * - PACKED: status and value in one word, 8 bytes for 4-byte values (read and written
  *   as one relaxed .gpu access) and 16 bytes for 8-byte values (one volatile access;
  *   single_pass_scan.cuh says why). Other sizes: SPLIT.
- * - PACKED_VOLATILE: the same words, all accessed with volatile loads and stores (the
- *   design before the 16-byte word; kept to measure against).
- * - SPLIT: a status word plus separate aggregate and prefix arrays, fenced (what
- *   8-byte values used before; the only layout for other sizes). */
+ * - PACKED_VOLATILE: the same words, all accessed with volatile loads and stores (a
+ *   reference layout for benchmarks, never a default).
+ * - SPLIT: a status word plus separate aggregate and prefix arrays, fenced (the only
+ *   layout for other sizes; a benchmark reference for 4 and 8 bytes). */
 enum { MCT__SCAN_STATE_PACKED = 0, MCT__SCAN_STATE_PACKED_VOLATILE = 1, MCT__SCAN_STATE_SPLIT = 2 };
 
 /** Compile-time policy. */
@@ -51,12 +51,11 @@ typedef struct {
     unsigned poll_ns;
 } mct__scan_delays_t;
 
-/* Defaults. 4-byte values: 256 x 23 was the fastest shape of the H100 sweep of
- * 2026-11-21 (1.022x CUB against 0.976x for 128 x 23, same run). 8-byte values: the
- * same sweep got faster with every step up in tile size (1408 -> 3840 elements:
- * 0.63x -> 0.83x CUB) while the look-back paid two fenced round trips per predecessor;
- * the packed 16-byte state removes those, and 224 x 23 is CUB's sm_90 tile for f64
- * (224 x 24) with an odd item count. */
+/* Defaults, chosen by the tuning sweep of `mctally bench scan` (bench/results/README.md
+ * lists the runs). 4-byte values: 256 x 23, the fastest shape. 8-byte values: large
+ * tiles, which pay off once the packed 16-byte state spares the look-back two fenced
+ * round trips per predecessor; 224 x 23 is CUB's sm_90 tile for f64 (224 x 24) with
+ * an odd item count. */
 #ifndef MCT_TUNE_SCAN_THREADS_4B
 #define MCT_TUNE_SCAN_THREADS_4B 256
 #endif
@@ -72,9 +71,9 @@ typedef struct {
 #ifndef MCT_TUNE_SCAN_STATE
 #define MCT_TUNE_SCAN_STATE MCT__SCAN_STATE_PACKED
 #endif
-/* Delays: 2400 / 700 ns was the best row of the H100 delay sweep for both i32 (1.070x
- * CUB) and f64 (1.102x CUB) with the policies above; it was also the longest row
- * swept, so the sweep now reaches past it. */
+/* Delays: 2400 / 700 ns, the best row of the delay sweep for both 4- and 8-byte
+ * values with the policies above (bench/results/README.md); the sweep covers
+ * shorter and longer delays, so a GPU that wants others shows it. */
 #ifndef MCT_TUNE_SCAN_FIRST_POLL_NS
 #define MCT_TUNE_SCAN_FIRST_POLL_NS 2400
 #endif

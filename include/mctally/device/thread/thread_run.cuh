@@ -5,9 +5,9 @@
  *
  * A transport thread deposits in runs: a track's steps keep depositing into
  * the voxel they cross until they leave it, and a secondary starts where its
- * parent is. In Liu's 20 MeV electron beam on water, a history's 450 deposits
- * fall in 46 runs of one voxel at 100^3 voxels, 13 at 10^3 and 8 at 2^3, so a
- * run costs the tally one add where the deposits cost ten to fifty. Warp
+ * parent is, so a run costs the tally one add where its deposits would cost
+ * many, the more the larger the voxels (the counts for Liu's electron beam on
+ * water: bench/results/2026-11-23-h100-phantom-r5.md). Warp
  * aggregation cannot see this: it is one lane's sequence in time, not the
  * warp's lanes at one instant.
  *
@@ -39,7 +39,7 @@ struct mct__run_flag<false> {};
 /** NONNEG: the caller's bins are never negative (a voxel index, say). A
  * negative bin then marks "no run open", and the run is a bin and a sum, with
  * no flag to read at every add of a transport's deposit site (16 bytes for an
- * int bin and a double sum, where the flag made 24). Passing a negative bin
+ * int bin and a double sum, where the flagged form takes 24). Passing a negative bin
  * breaks that promise (its value is then lost). Bin: the bins' type; a caller
  * whose bins stay below 2^31 passes int32_t and compares and moves one
  * register where int64_t takes two. */
