@@ -99,7 +99,12 @@ struct mct_block_tally {
 
     const mct_tally_view_t& view;
     const mct_block_mode_t mode; /* warp- and block-uniform */
-    unsigned char* storage;      /* the caller's shared storage */
+    /* The caller's storage, as a byte offset from the start of the dynamic
+     * shared memory: a pointer rebuilt from that base is known to be shared, so
+     * the modes' adds compile to shared-memory instructions even where the
+     * tally lives in local memory (a kernel that passes it to called
+     * functions), which a stored pointer would turn into generic ones. */
+    int storage_offset;
     mct_block_register_sums<T, register_bins> registers;
     mct_warp_cached_bin<T> cached;
 
@@ -114,13 +119,13 @@ struct mct_block_tally {
         : view(v), mode(MODE != MCT_BLOCK_MODE_ANY
                             ? MODE
                             : mct_block_mode_of(M == MCT_METHOD_FROM_VIEW ? v.method : M, v.nbins, sizeof(T))),
-          storage((unsigned char*)shared_storage) {
+          storage_offset((int)((unsigned char*)shared_storage - dynamic_storage())) {
         registers.zero();
         cached.reset();
         if (in(MCT_BLOCK_MODE_SHARED) || in(MCT_BLOCK_MODE_AGGREGATED))
             mct_block_privatized_zero(bins_shared(), view.nbins);
         else if (in(MCT_BLOCK_MODE_KAHAN))
-            mct_block_privatized_zero((unsigned long long*)storage, view.nbins);
+            mct_block_privatized_zero((unsigned long long*)storage(), view.nbins);
     }
 
     /** The same, with the storage at the start of the dynamic shared memory. */
@@ -143,7 +148,7 @@ struct mct_block_tally {
         if (in(MCT_BLOCK_MODE_REGISTERS)) {
             registers.add(bin, value);
         } else if (in(MCT_BLOCK_MODE_KAHAN)) {
-            if constexpr (std::is_same<T, float>::value) mct_block_kahan_add((mct_kahan_pair_t*)storage, bin, value);
+            if constexpr (std::is_same<T, float>::value) mct_block_kahan_add((mct_kahan_pair_t*)storage(), bin, value);
         } else if (in(MCT_BLOCK_MODE_AGGREGATED)) {
             cached.add(bins_shared(), view.nbins, bin, value);
         } else if (in(MCT_BLOCK_MODE_AGGREGATED_GLOBAL)) {
@@ -173,13 +178,14 @@ struct mct_block_tally {
         else if (in(MCT_BLOCK_MODE_REGISTERS))
             registers.flush((T*)view.bins, (int)view.nbins,
                             (M == MCT_METHOD_FROM_VIEW ? view.method : M) == MCT_METHOD_WARP_REDUCE,
-                            (T*)storage);
+                            (T*)storage());
         else if (in(MCT_BLOCK_MODE_KAHAN))
-            mct_block_kahan_flush((const mct_kahan_pair_t*)storage, (mct_kahan_pair_t*)view.bins, view.nbins);
+            mct_block_kahan_flush((const mct_kahan_pair_t*)storage(), (mct_kahan_pair_t*)view.bins, view.nbins);
     }
 
   private:
-    __device__ __forceinline__ T* bins_shared(void) const { return (T*)storage; }
+    __device__ __forceinline__ unsigned char* storage(void) const { return dynamic_storage() + storage_offset; }
+    __device__ __forceinline__ T* bins_shared(void) const { return (T*)storage(); }
     static __device__ __forceinline__ unsigned char* dynamic_storage(void) {
         MCT_EXTERN_SHARED(unsigned char, smem);
         return smem;
