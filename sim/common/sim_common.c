@@ -48,12 +48,3 @@ int mct__sim_cpu_thread_id(void) {
     return 0;
 #endif
 }
-
-int64_t mct__sim_chunk(int64_t chunk, int64_t total, int64_t batches, const mct_tally_desc_t* d,
-                       int64_t values_per_history) {
-    const int64_t largest = total / batches + (total % batches != 0);
-    if (chunk > largest) chunk = largest;
-    if (d->method == MCT_METHOD_SORT_REDUCE && chunk > d->pair_capacity / values_per_history)
-        chunk = d->pair_capacity / values_per_history;
-    return chunk > 0 ? chunk : 1;
-}

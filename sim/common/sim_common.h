@@ -32,13 +32,6 @@ mct_status_t mct__sim_reserve_replicas(mct_tally_t tally, int64_t threads);
 int mct__sim_cpu_threads(void);
 int mct__sim_cpu_thread_id(void);
 
-/** Histories per engine call: `chunk`, but no more than the largest batch of
- * `total` histories in `batches`, and for sort_reduce no more than the pair
- * buffer holds at `values_per_history` contributions each (the driver sums
- * the pairs after every chunk). At least 1. */
-int64_t mct__sim_chunk(int64_t chunk, int64_t total, int64_t batches, const mct_tally_desc_t* d,
-                       int64_t values_per_history);
-
 #ifdef __cplusplus
 }
 #endif

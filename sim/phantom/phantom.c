@@ -7,14 +7,7 @@
 
 #include "phantom.h"
 #include "phantom_engine.h"
-#include "sim_batches.h"
 #include "sim_common.h"
-
-/* Histories per engine call. CPU chunks bound the deposit buffers (about
- * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
-#define PHANTOM_CHUNK_CPU (INT64_C(1) << 12)
-#define PHANTOM_CHUNK_EMULATED (INT64_C(1) << 11)
-#define PHANTOM_CHUNK_CUDA (INT64_C(1) << 26)
 
 void mct_phantom_params_init(mct_phantom_params_t* p) {
     if (!p) return;
@@ -62,17 +55,11 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
     return mct__sim_check_float_tally(tally, n * n * n, &d);
 }
 
-static const mct__phantom_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {
-    switch (backend) {
-    case MCT_BACKEND_CPU: *chunk = PHANTOM_CHUNK_CPU; return &mct__phantom_engine_cpu;
-    case MCT_BACKEND_EMULATED: *chunk = PHANTOM_CHUNK_EMULATED; return &mct__phantom_engine_emulated;
-#if MCT_HAVE_CUDA
-    case MCT_BACKEND_CUDA: *chunk = PHANTOM_CHUNK_CUDA; return &mct__phantom_engine_cuda;
-#endif
-    default: return NULL;
-    }
-}
-
+/* Histories per engine call. CPU chunks bound the deposit buffers (about
+ * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
+static const sim_engine_set_t phantom_engines = {
+    &mct__phantom_engine_cpu, INT64_C(1) << 12, &mct__phantom_engine_emulated, INT64_C(1) << 11,
+    SIM_CUDA_ENGINE(&mct__phantom_engine_cuda, INT64_C(1) << 26)};
 
 /* After each batch, the tally's running sums give the batch's energy per
  * depth slab (their difference from the previous batch's). */
@@ -95,41 +82,35 @@ static mct_status_t record_slabs(mct_tally_t tally, const mct_phantom_params_t* 
     return MCT_STATUS_SUCCESS;
 }
 
-/* One chunk through the engine (its time added to the kernel time), and
- * after each batch the depth slabs' batch sums. */
+/* After each batch, its size and the depth slabs' batch sums. */
 typedef struct {
-    const mct__phantom_engine_t* e;
-    void* ctx;
-    const mct_phantom_params_t* p;
     mct_tally_t tally;
+    const mct_phantom_params_t* p;
     mct_phantom_result_t* r;
-    slab_state_t* s;
-} phantom_run_t;
+    slab_state_t s;
+} batch_slabs_t;
 
-static mct_status_t phantom_chunk(void* run, int64_t first, int64_t n) {
-    const phantom_run_t* pr = run;
-    const double t0 = mct__sim_now_seconds();
-    const mct_status_t st = pr->e->run_chunk(pr->ctx, (uint64_t)first, n, pr->tally);
-    pr->r->kernel_seconds += mct__sim_now_seconds() - t0;
-    return st;
+static mct_status_t record_batch(void* ctx, int64_t b, int64_t histories) {
+    batch_slabs_t* bs = ctx;
+    bs->r->batch_histories[b] = histories;
+    return record_slabs(bs->tally, bs->p, &bs->s, bs->r, b);
 }
 
-static mct_status_t phantom_batch_done(void* run, int64_t b, int64_t histories) {
-    const phantom_run_t* pr = run;
-    pr->r->batch_histories[b] = histories;
-    return record_slabs(pr->tally, pr->p, pr->s, pr->r, b);
-}
-
-static mct_status_t run_batches(const mct__phantom_engine_t* e, void* ctx, const mct_phantom_params_t* p,
-                                int64_t chunk, mct_tally_t tally, mct_phantom_result_t* r) {
+/* The batches through the engine; its counters into *c. */
+static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem, mct_tally_t tally,
+                               mct_phantom_result_t* r, mct_phantom_counters_t* c) {
     const int64_t n = p->voxels;
-    slab_state_t s = {malloc((size_t)(n * n * n) * sizeof(double)), calloc((size_t)n, sizeof(double))};
-    mct_status_t st = s.sums && s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
-    phantom_run_t pr = {e, ctx, p, tally, r, &s};
-    const mct__sim_batches_t run = {phantom_chunk, phantom_batch_done, &pr, 0, p->progress, p->progress_ctx};
-    if (!st) st = mct__sim_run_batches(&run, tally, p->histories, p->batches, chunk);
-    free(s.sums);
-    free(s.before);
+    batch_slabs_t bs = {tally, p, r, {malloc((size_t)(n * n * n) * sizeof(double)), calloc((size_t)n, sizeof(double))}};
+    mct_status_t st = bs.s.sums && bs.s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    /* A history's deposits are not known in advance: a sort_reduce pair
+     * buffer holds a batch's. */
+    sim_run_t run = {.engines = &phantom_engines, .problem = problem, .tally = tally, .histories = p->histories,
+                     .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch,
+                     .batch_ctx = &bs, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c};
+    if (!st) st = sim_run(&run);
+    r->kernel_seconds = run.engine_seconds;
+    free(bs.s.sums);
+    free(bs.s.before);
     return st;
 }
 
@@ -158,11 +139,6 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     if (st) return st;
     mct_tally_desc_t d;
     mct_tally_get_desc(tally, &d);
-    int64_t chunk = 0;
-    const mct__phantom_engine_t* e = engine_for(d.backend, &chunk);
-    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    const int64_t largest = p->histories / p->batches + (p->histories % p->batches != 0);
-    if (chunk > largest) chunk = largest;
 
     const double t0 = mct__sim_now_seconds();
     *out = (mct_phantom_result_t){0};
@@ -173,14 +149,9 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     mct__phantom_tables_t tables = {0};
     if (!out->slab_batch_mev || !out->batch_histories) st = MCT_STATUS_OUT_OF_MEMORY;
     if (!st) st = mct__phantom_tables_build(p, &tables);
-    const mct_phantom_transport_t transport = mct_phantom_transport_for(p, d.method, d.dtype);
-    void* ctx = NULL;
-    if (!st) st = e->create(&ctx, p, &tables, transport, chunk, d.device);
-    if (!st && d.method == MCT_METHOD_REPLICATED) st = mct__sim_reserve_replicas(tally, e->tally_threads(ctx));
-    if (!st) st = run_batches(e, ctx, p, chunk, tally, out);
+    const sim_phantom_problem_t problem = {p, &tables, mct_phantom_transport_for(p, d.method, d.dtype)};
     mct_phantom_counters_t c = {0};
-    if (!st) st = e->counters(ctx, &c);
-    if (ctx) e->destroy(ctx);
+    if (!st) st = run_engine(p, &problem, tally, out, &c);
     mct__phantom_tables_free(&tables);
     if (st) {
         mct_phantom_result_free(out);
@@ -195,7 +166,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     out->primary_path_max_cm = c.path_max;
     out->adds = (double)c.adds;
     out->max_stack = (int)c.max_stack;
-    out->transport = transport;
+    out->transport = problem.transport;
     out->seconds = mct__sim_now_seconds() - t0;
     /* A full stack kept the energy but changed the physics: not a valid run. */
     return c.overflow ? MCT_STATUS_OVERFLOW : MCT_STATUS_SUCCESS;

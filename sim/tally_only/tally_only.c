@@ -7,15 +7,7 @@
 
 #include "tally_only.h"
 #include "tally_only_engine.h"
-#include "sim_batches.h"
 #include "sim_common.h"
-
-/* Deposits per engine call. The CPU engine keeps a chunk's deposits in host
- * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
- * batch is one launch there (the emulated one, smaller launches for progress). */
-#define TALLY_ONLY_CHUNK_CPU (INT64_C(1) << 20)
-#define TALLY_ONLY_CHUNK_EMULATED (INT64_C(1) << 18)
-#define TALLY_ONLY_CHUNK_CUDA (INT64_C(1) << 50)
 
 void mct_tally_only_params_init(mct_tally_only_params_t* p) {
     if (!p) return;
@@ -46,17 +38,12 @@ mct_status_t mct_tally_only_check(const mct_tally_only_params_t* p, mct_tally_t 
     return MCT_STATUS_SUCCESS;
 }
 
-static const mct__tally_only_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {
-    switch (backend) {
-    case MCT_BACKEND_CPU: *chunk = TALLY_ONLY_CHUNK_CPU; return &mct__tally_only_engine_cpu;
-    case MCT_BACKEND_EMULATED: *chunk = TALLY_ONLY_CHUNK_EMULATED; return &mct__tally_only_engine_emulated;
-#if MCT_HAVE_CUDA
-    case MCT_BACKEND_CUDA: *chunk = TALLY_ONLY_CHUNK_CUDA; return &mct__tally_only_engine_cuda;
-#endif
-    default: return NULL;
-    }
-}
-
+/* Deposits per engine call. The CPU engine keeps a chunk's deposits in host
+ * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
+ * batch is one launch there (the emulated one, smaller launches for progress). */
+static const sim_engine_set_t tally_only_engines = {
+    &mct__tally_only_engine_cpu, INT64_C(1) << 20, &mct__tally_only_engine_emulated, INT64_C(1) << 18,
+    SIM_CUDA_ENGINE(&mct__tally_only_engine_cuda, INT64_C(1) << 50)};
 
 /* The tally's running total over all bins. */
 static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins, double* total) {
@@ -68,40 +55,24 @@ static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins,
     return MCT_STATUS_SUCCESS;
 }
 
-/* One chunk through the engine, and after each batch its total (the
- * difference of running totals) and size, for the batch statistics. */
+/* After each batch, its total (the difference of running totals) and its
+ * size, for the batch statistics. */
 typedef struct {
-    const mct__tally_only_engine_t* e;
-    void* ctx;
-    const mct_tally_only_params_t* p;
     mct_tally_t tally;
+    int64_t bins;
     double *sums, *batch_total, before;
     int64_t* batch_size;
-} tally_only_run_t;
+} batch_totals_t;
 
-static mct_status_t tally_only_chunk(void* run, int64_t first, int64_t n) {
-    const tally_only_run_t* r = run;
-    return r->e->run_chunk(r->ctx, r->p, first, n, r->tally);
-}
-
-static mct_status_t tally_only_batch_done(void* run, int64_t b, int64_t histories) {
-    tally_only_run_t* r = run;
+static mct_status_t record_batch(void* ctx, int64_t b, int64_t histories) {
+    batch_totals_t* r = ctx;
     double after = 0.0;
-    mct_status_t st = running_total(r->tally, r->sums, r->p->bins, &after);
+    mct_status_t st = running_total(r->tally, r->sums, r->bins, &after);
     if (st) return st;
     r->batch_total[b] = after - r->before;
     r->batch_size[b] = histories;
     r->before = after;
     return MCT_STATUS_SUCCESS;
-}
-
-static mct_status_t run_batches(const mct__tally_only_engine_t* e, void* ctx, const mct_tally_only_params_t* p,
-                                int64_t chunk, int flush_chunks, mct_tally_t tally, double* sums, double* batch_total,
-                                int64_t* batch_size) {
-    tally_only_run_t r = {e, ctx, p, tally, sums, batch_total, 0.0, batch_size};
-    const mct__sim_batches_t run = {tally_only_chunk, tally_only_batch_done, &r, flush_chunks, p->progress,
-                                    p->progress_ctx};
-    return mct__sim_run_batches(&run, tally, p->particles, p->batches, chunk);
 }
 
 /* Standard error of the total from the spread of the batch totals per
@@ -153,44 +124,28 @@ static void fill_result(const mct_tally_only_params_t* p, const double* sums, do
     out->updates_per_second = deposits / seconds;
 }
 
-static mct_status_t run_engine(const mct__tally_only_engine_t* e, const mct_tally_only_params_t* p,
-                               const mct_tally_desc_t* d, int64_t chunk, mct_tally_t tally, double* sums,
-                               double* batch_total, int64_t* batch_size) {
-    void* ctx = NULL;
-    mct_status_t st = e->create(&ctx, p, chunk, d->device);
-    if (!st && d->method == MCT_METHOD_REPLICATED) st = mct__sim_reserve_replicas(tally, e->tally_threads(ctx, p));
-    if (!st)
-        st = run_batches(e, ctx, p, chunk, d->method == MCT_METHOD_SORT_REDUCE, tally, sums, batch_total, batch_size);
-    e->destroy(ctx);
-    return st;
-}
-
 mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t tally, mct_tally_only_result_t* out) {
     if (!out) return MCT_STATUS_NULL_POINTER;
     mct_status_t st = mct_tally_only_check(p, tally);
     if (st) return st;
-    mct_tally_desc_t d;
-    mct_tally_get_desc(tally, &d);
-    int64_t chunk = 0;
-    const mct__tally_only_engine_t* e = engine_for(d.backend, &chunk);
-    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    chunk = chunk / p->collisions > 0 ? chunk / p->collisions : 1; /* in particles */
-    if (p->chunk > 0) chunk = p->chunk;
-    chunk = mct__sim_chunk(chunk, p->particles, p->batches, &d, p->collisions);
-
     const double t0 = mct__sim_now_seconds();
-    double* sums = malloc((size_t)p->bins * sizeof *sums);
-    double* batch_total = malloc((size_t)p->batches * sizeof *batch_total);
-    int64_t* batch_size = malloc((size_t)p->batches * sizeof *batch_size);
-    st = sums && batch_total && batch_size ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
-    if (!st) st = run_engine(e, p, &d, chunk, tally, sums, batch_total, batch_size);
+    batch_totals_t bt = {tally, p->bins, malloc((size_t)p->bins * sizeof(double)),
+                         malloc((size_t)p->batches * sizeof(double)), 0.0, malloc((size_t)p->batches * sizeof(int64_t))};
+    st = bt.sums && bt.batch_total && bt.batch_size ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    /* The engine's default chunk counts deposits; a chunk counts particles. */
+    sim_run_t run = {.engines = &tally_only_engines, .problem = p, .tally = tally, .histories = p->particles,
+                     .batches = p->batches, .chunk = p->chunk, .values_per_history = p->collisions,
+                     .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch, .batch_ctx = &bt,
+                     .progress = p->progress, .progress_ctx = p->progress_ctx};
+    if (!st) st = sim_run(&run);
     double total = 0.0;
-    if (!st) st = running_total(tally, sums, p->bins, &total);
+    if (!st) st = running_total(tally, bt.sums, p->bins, &total);
     if (!st)
-        fill_result(p, sums, total, batch_std_error(batch_total, batch_size, p->batches, total, (double)p->particles),
+        fill_result(p, bt.sums, total,
+                    batch_std_error(bt.batch_total, bt.batch_size, p->batches, total, (double)p->particles),
                     mct__sim_now_seconds() - t0, out);
-    free(sums);
-    free(batch_total);
-    free(batch_size);
+    free(bt.sums);
+    free(bt.batch_total);
+    free(bt.batch_size);
     return st;
 }
