@@ -3,11 +3,28 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sim_common.h"
 
+#include <math.h>
 #include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+mct_status_t sim_run_start(const void* out, mct_status_t checked, mct_tally_t tally, mct_tally_desc_t* d) {
+    if (!out) return MCT_STATUS_NULL_POINTER;
+    return checked ? checked : mct_tally_get_desc(tally, d);
+}
+
+double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int64_t batches, double total, double n) {
+    if (batches < 2) return NAN;
+    const double mean = total / n;
+    double ss = 0.0;
+    for (int64_t b = 0; b < batches; ++b) {
+        const double h = (double)size[b], d = x[b * stride] / h - mean;
+        ss += h * d * d;
+    }
+    return sqrt(ss / ((double)(batches - 1) * n));
+}
 
 double mct__sim_now_seconds(void) {
     struct timespec ts;

@@ -12,6 +12,16 @@
 extern "C" {
 #endif
 
+/** The opening of a problem's run: NULL_POINTER without a result `out`,
+ * else `checked` (the status of the problem's check of its parameters and
+ * the tally), else the tally's description into *d. */
+mct_status_t sim_run_start(const void* out, mct_status_t checked, mct_tally_t tally, mct_tally_desc_t* d);
+
+/** Standard error of a mean per history by the batch method, batches
+ * weighted by their histories: batch b summed x[b * stride] over size[b]
+ * histories, and `total` over all `n` histories. NaN for one batch. */
+double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int64_t batches, double total, double n);
+
 /** Seconds on a monotonic clock. */
 double mct__sim_now_seconds(void);
 

@@ -2,29 +2,36 @@
 /** @file escape.c  The escape problem's driver: batches, chunks, results. The
  * per-backend work is in the engines (escape_cpu.c, escape_device.cu). */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "escape.h"
 #include "escape_engine.h"
 #include "sim_common.h"
 
+/* The launch's default, the paper's, is 0. */
 void mct_escape_params_init(mct_escape_params_t* p) {
-    if (!p) return;
-    *p = (mct_escape_params_t){0};
-    p->thickness_m = 100.0;
-    p->sigma_per_m = MCT_ESCAPE_SIGMA_HELIUM;
-    p->histories = 1000000;
-    p->batches = 10;
-    p->seed = 1;
-    p->block_size = 128;
-    p->launch = MCT_ESCAPE_LAUNCH_PAPER;
+    if (p) mct_sim_params_defaults(&mct_escape_param_table, p, sizeof *p);
 }
+
+#define ESCAPE_PARAM(key, type, field) key, MCT_SIM_PARAM_##type, offsetof(mct_escape_params_t, field)
+
+static const mct_sim_param_t escape_params[] = {
+    {ESCAPE_PARAM("thickness_m", F64, thickness_m), 0.0, INFINITY, MCT_SIM_PARAM_FILE, 100.0, "m"},
+    {ESCAPE_PARAM("sigma_per_m", F64, sigma_per_m), 0.0, INFINITY, MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_MIN_OPEN,
+     MCT_ESCAPE_SIGMA_HELIUM, "per m"},
+    {ESCAPE_PARAM("histories", I64, histories), 1.0, INFINITY, 0, 1e6, NULL},
+    {ESCAPE_PARAM("batches", I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {ESCAPE_PARAM("seed", U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {ESCAPE_PARAM("block_size", INT, block_size), 1.0, 1024.0, MCT_SIM_PARAM_FILE, 128.0, "threads per block"},
+    {ESCAPE_PARAM("chunk", I64, chunk), 1.0, INFINITY, MCT_SIM_PARAM_ZERO_UNSET, 0.0, "histories in flight"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_escape_param_table, "escape", escape_params);
 
 mct_status_t mct_escape_check(const mct_escape_params_t* p, mct_tally_t tally) {
     if (!p || !tally) return MCT_STATUS_NULL_POINTER;
-    if (!(p->thickness_m >= 0.0) || !isfinite(p->thickness_m) || !(p->sigma_per_m > 0.0) ||
-        !isfinite(p->sigma_per_m) || p->batches < 1 || p->histories < p->batches || p->block_size < 1 ||
-        p->block_size > 1024 || p->chunk < 0 ||
+    if (mct_sim_params_check(&mct_escape_param_table, p, NULL) || p->histories < p->batches ||
         (p->launch != MCT_ESCAPE_LAUNCH_PAPER && p->launch != MCT_ESCAPE_LAUNCH_FULL))
         return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
@@ -34,7 +41,8 @@ mct_status_t mct_escape_check(const mct_escape_params_t* p, mct_tally_t tally) {
     /* The escape tally kernel implements Bossler's five methods. */
     if (d.method > MCT_METHOD_REPLICATED) return MCT_STATUS_NOT_SUPPORTED;
     /* One batch's count must fit the bin: i32 would wrap past 2^31 - 1. */
-    if (d.dtype == MCT_DTYPE_I32 && p->histories / p->batches + (p->histories % p->batches != 0) > INT32_MAX) return MCT_STATUS_OVERFLOW;
+    const int64_t largest_batch = p->histories / p->batches + (p->histories % p->batches != 0);
+    if (d.dtype == MCT_DTYPE_I32 && largest_batch > INT32_MAX) return MCT_STATUS_OVERFLOW;
     return MCT_STATUS_SUCCESS;
 }
 
@@ -44,8 +52,8 @@ static const sim_engine_set_t escape_engines = {
     SIM_CUDA_ENGINE(&mct__escape_engine_cuda, INT64_C(1) << 24)};
 
 mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct_escape_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_escape_check(p, tally);
+    mct_tally_desc_t d;
+    mct_status_t st = sim_run_start(out, mct_escape_check(p, tally), tally, &d);
     if (st) return st;
     const double t0 = mct__sim_now_seconds();
     const sim_escape_problem_t problem = {p, exp(-p->sigma_per_m * p->thickness_m)};

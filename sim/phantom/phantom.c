@@ -3,28 +3,45 @@
  * chunks, and the result. The transport is in the engines (phantom_cpu.c,
  * phantom_device.cu). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "phantom.h"
 #include "phantom_engine.h"
 #include "sim_common.h"
 
+/* The defaults of the multiple scattering (transport) and the transport
+ * precision (auto) are 0. */
 void mct_phantom_params_init(mct_phantom_params_t* p) {
     if (!p) return;
-    *p = (mct_phantom_params_t){0};
-    p->size_cm = 40.0;
-    p->voxels = 100;
-    p->energy_MeV = 20.0;
+    mct_sim_params_defaults(&mct_phantom_param_table, p, sizeof *p);
     p->particle = MCT_PHANTOM_ELECTRON;
-    p->electron_cutoff_MeV = 0.2;
-    p->photon_cutoff_MeV = 0.01;
-    p->step_fraction = 0.04;
-    p->transport = MCT_PHANTOM_TRANSPORT_AUTO;
-    p->histories = 100000;
-    p->batches = 10;
-    p->seed = 1;
-    p->block_size = 128;
 }
+
+#define PHANTOM_PARAM(type, field) #field, MCT_SIM_PARAM_##type, offsetof(mct_phantom_params_t, field)
+#define PHANTOM_FILE MCT_SIM_PARAM_FILE
+#define PHANTOM_OPEN (MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_MIN_OPEN)
+#define PHANTOM_UNSET (MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_ZERO_UNSET)
+
+/* The tables start at 12.5 keV for electrons and 1 keV for photons and end at
+ * 1 GeV; 1290^3 voxels is the largest cube a tally's 2^31 bins hold. */
+static const mct_sim_param_t phantom_params[] = {
+    {PHANTOM_PARAM(F64, size_cm), 0.0, 1e4, PHANTOM_OPEN, 40.0, "cm"},
+    {PHANTOM_PARAM(INT, voxels), 1.0, 1290.0, PHANTOM_FILE, 100.0, "voxels per edge"},
+    {PHANTOM_PARAM(F64, energy_MeV), 0.0, 1000.0, PHANTOM_OPEN, 20.0, "MeV"},
+    {PHANTOM_PARAM(F64, electron_cutoff_MeV), 0.0125, 1000.0, PHANTOM_FILE, 0.2, "MeV"},
+    {PHANTOM_PARAM(F64, photon_cutoff_MeV), 0.001, 1000.0, PHANTOM_FILE, 0.01, "MeV"},
+    {PHANTOM_PARAM(F64, delta_threshold_MeV), 0.0125, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
+    {PHANTOM_PARAM(F64, brems_threshold_MeV), 0.001, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
+    {PHANTOM_PARAM(F64, step_fraction), 0.0, 0.5, PHANTOM_OPEN, 0.04, "largest fractional energy loss per step"},
+    {PHANTOM_PARAM(I64, histories), 1.0, INFINITY, 0, 1e5, NULL},
+    {PHANTOM_PARAM(I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {PHANTOM_PARAM(U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {PHANTOM_PARAM(INT, block_size), 32.0, 1024.0, PHANTOM_FILE, 128.0, "threads per block"},
+    {PHANTOM_PARAM(INT, grid_blocks), 1.0, 2147483647.0, MCT_SIM_PARAM_ZERO_UNSET, 0.0, "blocks"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_phantom_param_table, "phantom", phantom_params);
 
 mct_phantom_transport_t mct_phantom_transport_for(const mct_phantom_params_t* p, mct_method_t method,
                                                   mct_dtype_t dtype) {
@@ -33,18 +50,13 @@ mct_phantom_transport_t mct_phantom_transport_for(const mct_phantom_params_t* p,
     return f32 ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
 }
 
+/* The table's ranges, and what relates parameters: the beam above both cut-offs. */
 static int params_valid(const mct_phantom_params_t* p) {
-    const double ecut = p->electron_cutoff_MeV;
-    return isfinite(p->size_cm) && p->size_cm > 0.0 && p->voxels >= 1 && p->voxels <= 1290 &&
-           isfinite(p->energy_MeV) && p->energy_MeV <= 1000.0 && ecut >= 0.0125 && p->energy_MeV > ecut &&
-           p->photon_cutoff_MeV >= 0.001 && p->energy_MeV > p->photon_cutoff_MeV &&
-           (p->delta_threshold_MeV == 0.0 || p->delta_threshold_MeV >= 0.0125) &&
-           (p->brems_threshold_MeV == 0.0 || p->brems_threshold_MeV >= 0.001) && p->delta_threshold_MeV >= 0.0 &&
-           p->brems_threshold_MeV >= 0.0 && p->step_fraction > 0.0 && p->step_fraction <= 0.5 &&
+    return !mct_sim_params_check(&mct_phantom_param_table, p, NULL) && p->energy_MeV > p->electron_cutoff_MeV &&
+           p->energy_MeV > p->photon_cutoff_MeV && p->histories >= p->batches &&
            (p->particle == MCT_PHANTOM_ELECTRON || p->particle == MCT_PHANTOM_PHOTON) &&
            (p->mcs == MCT_PHANTOM_MCS_TRANSPORT || p->mcs == MCT_PHANTOM_MCS_HIGHLAND) &&
-           (unsigned)p->transport <= (unsigned)MCT_PHANTOM_TRANSPORT_F32 && p->batches >= 1 &&
-           p->histories >= p->batches && p->block_size >= 32 && p->block_size <= 1024 && p->grid_blocks >= 0;
+           (unsigned)p->transport <= (unsigned)MCT_PHANTOM_TRANSPORT_F32;
 }
 
 mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally) {
@@ -134,12 +146,9 @@ static double tally_total(mct_tally_t tally, int64_t bins) {
 }
 
 mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, mct_phantom_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_phantom_check(p, tally);
-    if (st) return st;
     mct_tally_desc_t d;
-    mct_tally_get_desc(tally, &d);
-
+    mct_status_t st = sim_run_start(out, mct_phantom_check(p, tally), tally, &d);
+    if (st) return st;
     const double t0 = mct__sim_now_seconds();
     *out = (mct_phantom_result_t){0};
     out->batches = p->batches;

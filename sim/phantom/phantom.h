@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_params.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,15 +40,17 @@ typedef enum {
     MCT_PHANTOM_MCS_HIGHLAND = 1   /**< Highland's Gaussian width of the projected angle (PDG) */
 } mct_phantom_mcs_t;
 
+/** The parameters; the numeric ones' ranges and defaults are in
+ * mct_phantom_param_table (the defaults in parentheses). */
 typedef struct {
-    double size_cm;              /**< edge of the cube (40) */
-    int voxels;                  /**< voxels per edge n (100); the tally has n^3 bins */
-    double energy_MeV;           /**< beam kinetic energy (20), <= 1000 */
+    double size_cm;              /**< edge of the cube (40), (0, 1e4] */
+    int voxels;                  /**< voxels per edge n (100), 1 .. 1290; the tally has n^3 bins */
+    double energy_MeV;           /**< beam kinetic energy (20), (0, 1000], above both cut-offs */
     mct_phantom_particle_t particle; /**< electron (default) or photon */
     double electron_cutoff_MeV;  /**< electrons/positrons below it deposit locally (0.2), >= 0.0125 */
     double photon_cutoff_MeV;    /**< photons below it deposit locally (0.01), >= 0.001 */
-    double delta_threshold_MeV;  /**< Moller delta rays made above it (0: the electron cut-off) */
-    double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off) */
+    double delta_threshold_MeV;  /**< Moller delta rays made above it (0: the electron cut-off), [0.0125, 1e9] */
+    double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off), [0.001, 1e9] */
     double step_fraction;        /**< largest fractional energy loss per step (0.04), in (0, 0.5] */
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
@@ -85,6 +88,10 @@ typedef struct {
 
 /** Frees what mct_phantom_run allocated in a result; NULL fields are fine. */
 void mct_phantom_result_free(mct_phantom_result_t* r);
+
+/** The ranges and defaults of the numeric parameters (sim_params.h): every
+ * numeric field but discard (a benchmark switch), and the problem file's [phantom] keys. */
+extern const mct_sim_param_table_t mct_phantom_param_table;
 
 /** Defaults: 40 cm, 100 voxels, 20 MeV electrons, cut-offs 0.2 / 0.01 MeV,
  * thresholds = cut-offs, 4 % steps, auto transport, 1e5 histories, 10

@@ -3,6 +3,7 @@
  * the statistics of the total, and the bin-by-bin comparison with a host
  * reference summed in long double. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,11 @@
 #include "sim_common.h"
 
 /* Particles per pass of the host reference. */
+/* The defaults of the pattern (uniform) and the check (auto) are 0. */
+void mct_scatter_params_init(mct_scatter_params_t* p) {
+    if (p) mct_sim_params_defaults(&mct_scatter_param_table, p, sizeof *p);
+}
+
 #define SCATTER_REFERENCE_CHUNK (INT64_C(1) << 20)
 
 static const char* const pattern_names[MCT_SCATTER_PATTERN_COUNT] = {"uniform", "sorted", "hot"};
@@ -29,21 +35,23 @@ mct_status_t mct_scatter_pattern_from_name(const char* name, mct_scatter_pattern
     return MCT_STATUS_INVALID_VALUE;
 }
 
-void mct_scatter_params_init(mct_scatter_params_t* p) {
-    if (!p) return;
-    *p = (mct_scatter_params_t){0};
-    p->n = 1000000;
-    p->bins = 1000;
-    p->width = 1;
-    p->pattern = MCT_SCATTER_UNIFORM;
-    p->seed = 1;
-    p->batches = 10;
-    p->check = MCT_SCATTER_CHECK_AUTO;
-}
+#define SCATTER_PARAM(key, type, field) key, MCT_SIM_PARAM_##type, offsetof(mct_scatter_params_t, field)
+
+static const mct_sim_param_t scatter_params[] = {
+    {SCATTER_PARAM("n", I64, n), 1.0, INFINITY, 0, 1e6, "particles"},
+    {SCATTER_PARAM("bins", I64, bins), 1.0, 0x1p31, MCT_SIM_PARAM_FILE, 1000.0, "cells"},
+    {SCATTER_PARAM("width", INT, width), 1.0, MCT_SCATTER_MAX_WIDTH, MCT_SIM_PARAM_FILE, 1.0, "components per particle"},
+    {SCATTER_PARAM("batches", I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {SCATTER_PARAM("seed", U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {SCATTER_PARAM("chunk", I64, chunk), 1.0, INFINITY, MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_ZERO_UNSET, 0.0,
+     "particles per add"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_scatter_param_table, "scatter", scatter_params);
 
 static int params_valid(const mct_scatter_params_t* p) {
-    if (p->batches < 1 || p->n < p->batches || p->bins < 1 || p->width < 1 || p->width > MCT_SCATTER_MAX_WIDTH ||
-        p->chunk < 0 || (unsigned)p->pattern >= MCT_SCATTER_PATTERN_COUNT || (unsigned)p->check > MCT_SCATTER_CHECK_NEVER)
+    if (mct_sim_params_check(&mct_scatter_param_table, p, NULL) || p->n < p->batches ||
+        (unsigned)p->pattern >= MCT_SCATTER_PATTERN_COUNT || (unsigned)p->check > MCT_SCATTER_CHECK_NEVER)
         return 0;
     if (p->bins > (INT64_C(1) << 31) / p->width) return 0;
     /* The sorted keys are floor(i B / n) in 64-bit integers. */
@@ -160,11 +168,9 @@ static void fill_totals(const mct_scatter_params_t* p, const double* sums, doubl
 }
 
 mct_status_t mct_scatter_run(const mct_scatter_params_t* p, mct_tally_t tally, mct_scatter_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_scatter_check(p, tally);
-    if (st) return st;
     mct_tally_desc_t d;
-    mct_tally_get_desc(tally, &d);
+    mct_status_t st = sim_run_start(out, mct_scatter_check(p, tally), tally, &d);
+    if (st) return st;
     double* sums = malloc((size_t)(p->bins * p->width) * sizeof *sums);
     if (!sums) return MCT_STATUS_OUT_OF_MEMORY;
 

@@ -3,28 +3,36 @@
  * chunks, and the statistics of the result. The deposits are made by the
  * engines (tally_only_cpu.c, tally_only_device.cu). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "tally_only.h"
 #include "tally_only_engine.h"
 #include "sim_common.h"
 
+/* The launch's default, Liu's, is 0. */
 void mct_tally_only_params_init(mct_tally_only_params_t* p) {
-    if (!p) return;
-    *p = (mct_tally_only_params_t){0};
-    p->particles = 1000000;
-    p->collisions = 10;
-    p->bins = 8;
-    p->mean_energy = 0.1;
-    p->seed = 1;
-    p->batches = 10;
-    p->launch = MCT_TALLY_ONLY_LAUNCH_PAPER;
+    if (p) mct_sim_params_defaults(&mct_tally_only_param_table, p, sizeof *p);
 }
 
+#define TALLY_ONLY_PARAM(key, type, field) key, MCT_SIM_PARAM_##type, offsetof(mct_tally_only_params_t, field)
+
+static const mct_sim_param_t tally_only_params[] = {
+    {TALLY_ONLY_PARAM("particles", I64, particles), 1.0, INFINITY, 0, 1e6, NULL},
+    {TALLY_ONLY_PARAM("bins", I64, bins), 1.0, 0x1p31, MCT_SIM_PARAM_FILE, 8.0, NULL},
+    {TALLY_ONLY_PARAM("collisions", INT, collisions), 1.0, 1e6, MCT_SIM_PARAM_FILE, 10.0, NULL},
+    /* The kernels use the mean as a float: 1e30 keeps it finite. */
+    {TALLY_ONLY_PARAM("mean_energy_MeV", F64, mean_energy), 0.0, 1e30, MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_MIN_OPEN,
+     0.1, "MeV"},
+    {TALLY_ONLY_PARAM("batches", I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {TALLY_ONLY_PARAM("seed", U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {TALLY_ONLY_PARAM("chunk", I64, chunk), 1.0, INFINITY, MCT_SIM_PARAM_ZERO_UNSET, 0.0, "particles per engine call"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_tally_only_param_table, "tally_only", tally_only_params);
+
 static int params_valid(const mct_tally_only_params_t* p) {
-    return p->batches >= 1 && p->particles >= p->batches && p->collisions >= 1 && p->collisions <= 1000000 &&
-           p->bins >= 1 && p->bins <= (INT64_C(1) << 31) && isfinite(p->mean_energy) && p->mean_energy > 0.0 &&
-           p->mean_energy <= 1e30 && p->chunk >= 0 &&
+    return !mct_sim_params_check(&mct_tally_only_param_table, p, NULL) && p->particles >= p->batches &&
            (p->launch == MCT_TALLY_ONLY_LAUNCH_PAPER || p->launch == MCT_TALLY_ONLY_LAUNCH_FULL);
 }
 
@@ -75,19 +83,6 @@ static mct_status_t record_batch(void* ctx, int64_t b, int64_t histories) {
     return MCT_STATUS_SUCCESS;
 }
 
-/* Standard error of the total from the spread of the batch totals per
- * particle (weighted by batch size, as the tally's own statistics). */
-static double batch_std_error(const double* t, const int64_t* n, int64_t batches, double total, double particles) {
-    if (batches < 2) return NAN;
-    const double mean = total / particles;
-    double ss = 0.0;
-    for (int64_t b = 0; b < batches; ++b) {
-        const double d = t[b] / (double)n[b] - mean;
-        ss += (double)n[b] * d * d;
-    }
-    return particles * sqrt(ss / ((double)(batches - 1) * particles));
-}
-
 /* Probability that a collision scores in bin k: the number of 32-bit words w
  * with floor(w B / 2^32) = k, over 2^32 (mct_tally_only_bin). */
 static double bin_probability(int64_t k, int64_t bins) {
@@ -125,8 +120,8 @@ static void fill_result(const mct_tally_only_params_t* p, const double* sums, do
 }
 
 mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t tally, mct_tally_only_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_tally_only_check(p, tally);
+    mct_tally_desc_t d;
+    mct_status_t st = sim_run_start(out, mct_tally_only_check(p, tally), tally, &d);
     if (st) return st;
     const double t0 = mct__sim_now_seconds();
     batch_totals_t bt = {tally, p->bins, malloc((size_t)p->bins * sizeof(double)),
@@ -140,10 +135,12 @@ mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t ta
     if (!st) st = sim_run(&run);
     double total = 0.0;
     if (!st) st = running_total(tally, bt.sums, p->bins, &total);
-    if (!st)
-        fill_result(p, bt.sums, total,
-                    batch_std_error(bt.batch_total, bt.batch_size, p->batches, total, (double)p->particles),
-                    mct__sim_now_seconds() - t0, out);
+    if (!st) {
+        /* The total's standard error: particles times that of the mean per particle. */
+        const double particles = (double)p->particles;
+        const double se = particles * sim_batch_error(bt.batch_total, 1, bt.batch_size, p->batches, total, particles);
+        fill_result(p, bt.sums, total, se, mct__sim_now_seconds() - t0, out);
+    }
     free(bt.sums);
     free(bt.batch_total);
     free(bt.batch_size);
