@@ -126,12 +126,44 @@ static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_
     return st;
 }
 
+mct_status_t mct_phantom_sort_reduce_pairs(const mct_phantom_params_t* p, int64_t* pairs, int64_t* fit) {
+    if (!p || !pairs) return MCT_STATUS_NULL_POINTER;
+    if (p->voxels < 1 || p->batches < 1) return MCT_STATUS_INVALID_VALUE;
+    const double voxel_cm = p->size_cm / p->voxels;
+    const double per_history = 40.0 * p->energy_MeV * (voxel_cm < 0.4 ? 0.4 / voxel_cm : 1.0) + 100.0;
+    const double batch = ceil((double)p->histories / (double)p->batches);
+    const double estimate = batch * per_history;
+    *pairs = estimate > 9e18 ? INT64_MAX : (int64_t)estimate;
+    if (*pairs <= MCT_PHANTOM_MAX_PAIRS) return MCT_STATUS_SUCCESS;
+    if (fit) *fit = (int64_t)floor((double)MCT_PHANTOM_MAX_PAIRS / ((double)*pairs / batch));
+    return MCT_STATUS_TOO_LARGE;
+}
+
 void mct_phantom_result_free(mct_phantom_result_t* r) {
     if (!r) return;
     free(r->slab_batch_mev);
     free(r->batch_histories);
     r->slab_batch_mev = NULL;
     r->batch_histories = NULL;
+}
+
+/* The relative standard error of the energy deposited, from each batch's
+ * total over the depth slabs. */
+static double deposited_rel_err(const mct_phantom_result_t* r) {
+    double n = 0.0, sum = 0.0;
+    double* totals = malloc((size_t)r->batches * sizeof *totals);
+    if (!totals) return NAN;
+    for (int64_t b = 0; b < r->batches; ++b) {
+        n += (double)r->batch_histories[b];
+        totals[b] = 0.0;
+        for (int z = 0; z < r->slabs; ++z) {
+            sum += r->slab_batch_mev[b * r->slabs + z];
+            totals[b] += r->slab_batch_mev[b * r->slabs + z];
+        }
+    }
+    const double err = sim_batch_error(totals, 1, r->batch_histories, r->batches, sum, n) / (sum / n);
+    free(totals);
+    return err;
 }
 
 static double tally_total(mct_tally_t tally, int64_t bins) {
@@ -168,9 +200,19 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     }
     out->incident_MeV = (double)p->histories * p->energy_MeV;
     out->deposited_MeV = tally_total(tally, d.bins);
+    out->deposited_rel_err = deposited_rel_err(out);
     out->escaped_MeV = c.escaped;
+    out->energy_balance_rel = (out->deposited_MeV + out->escaped_MeV - out->incident_MeV) / out->incident_MeV;
     out->scored_MeV = c.scored;
+    out->tally_vs_scored_rel = (out->deposited_MeV - out->scored_MeV) / out->scored_MeV;
     out->uncollided = c.uncollided;
+    out->uncollided_fraction = c.uncollided / (double)p->histories;
+    if (p->particle == MCT_PHANTOM_PHOTON) {
+        out->mu_per_cm = mct_phantom_xcom_mu(p->energy_MeV, 0);
+        out->uncollided_expected = exp(-out->mu_per_cm * p->size_cm);
+    }
+    out->delta_threshold_MeV = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV;
+    out->brems_threshold_MeV = p->brems_threshold_MeV > 0.0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV;
     out->primary_path_mean_cm = p->particle == MCT_PHANTOM_ELECTRON ? c.path_sum / (double)p->histories : 0.0;
     out->primary_path_max_cm = c.path_max;
     out->adds = (double)c.adds;
