@@ -8,11 +8,10 @@
  * does not reach into the backend for a per-element add; the price is one
  * pass over the pairs after the transport of each chunk. Where the method
  * accepts runs (mct_method_accepts_runs), a history's consecutive deposits
- * into one voxel become one pair, as on the GPU: 450 pairs a history are 46
- * at 100^3 voxels (`mctally run examples/phantom_test2.ini --backend cpu
- * --histories 4e4 --batches 2`, 2 cores, 2026-11-23: 1.49 s before, 1.27 s
- * after; test 3: 1.60 s, 1.14 s). A run never crosses histories, so each pair
- * is a function of its history alone whatever thread transports it. */
+ * into one voxel become one pair, as on the GPU: a charged particle deposits
+ * at every step and takes several steps in a voxel, so the pairs shrink
+ * several times over. A run never crosses histories, so each pair is a
+ * function of its history alone whatever thread transports it. */
 #include <stdlib.h>
 
 #include "phantom_engine.h"
