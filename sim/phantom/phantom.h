@@ -131,7 +131,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
  * or more, more as voxels shrink, plus 100) times the batch. SUCCESS with
  * *pairs; TOO_LARGE when that is above MCT_PHANTOM_MAX_PAIRS, with *pairs
  * the estimate and *fit (when not NULL) the histories per batch that fit;
- * NULL_POINTER. */
+ * INVALID_VALUE for fewer than 1 voxel or batch; NULL_POINTER. */
 mct_status_t mct_phantom_sort_reduce_pairs(const mct_phantom_params_t* p, int64_t* pairs, int64_t* fit);
 
 /** The broad-beam reference ranges of an electron beam of `energy_MeV` in
@@ -151,7 +151,7 @@ typedef struct {
 } mct_phantom_voxel_t;
 
 /** The voxel of the largest value of an n^3 grid (x fastest; the first of
- * equal ones). NULL_POINTER or SUCCESS. */
+ * equal ones). NULL_POINTER, INVALID_VALUE for fewer than 1 voxel, or SUCCESS. */
 mct_status_t mct_phantom_max_voxel(const mct_phantom_params_t* p, const double* grid, mct_phantom_voxel_t* out);
 
 /** Dose (Gy per history) and its relative error from the tally's mean energy

@@ -21,6 +21,7 @@ void mct_phantom_dose_gy(const mct_phantom_params_t* p, const double* mean_mev, 
 
 mct_status_t mct_phantom_max_voxel(const mct_phantom_params_t* p, const double* grid, mct_phantom_voxel_t* out) {
     if (!p || !grid || !out) return MCT_STATUS_NULL_POINTER;
+    if (p->voxels < 1) return MCT_STATUS_INVALID_VALUE;
     const int64_t n = p->voxels, bins = n * n * n;
     int64_t k = 0;
     for (int64_t i = 1; i < bins; ++i)
