@@ -114,6 +114,10 @@ mct_status_t mct_tally_device_name(mct_tally_t tally, char* buf, size_t size);
  * ignored by the CPU backend. */
 mct_status_t mct_tally_set_stream(mct_tally_t tally, void* stream);
 
+/** The stream set by mct_tally_set_stream (NULL, the default stream, when none
+ * was): code that launches its own kernels into the tally launches them there. */
+mct_status_t mct_tally_get_stream(mct_tally_t tally, void** stream);
+
 /** Replicated method: reserves `nreplicas` private copies of the B bins, one for
  * each thread of the kernels the caller will launch (thread r owns copy r).
  * Returns TOO_LARGE when nreplicas*B copies cannot be held (the caller then

@@ -3,11 +3,28 @@
 #define _POSIX_C_SOURCE 200809L
 #include "sim_common.h"
 
+#include <math.h>
 #include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+mct_status_t sim_run_start(const void* out, mct_status_t checked, mct_tally_t tally, mct_tally_desc_t* d) {
+    if (!out) return MCT_STATUS_NULL_POINTER;
+    return checked ? checked : mct_tally_get_desc(tally, d);
+}
+
+double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int64_t batches, double total, double n) {
+    if (batches < 2) return NAN;
+    const double mean = total / n;
+    double ss = 0.0;
+    for (int64_t b = 0; b < batches; ++b) {
+        const double h = (double)size[b], d = x[b * stride] / h - mean;
+        ss += h * d * d;
+    }
+    return sqrt(ss / ((double)(batches - 1) * n));
+}
 
 double mct__sim_now_seconds(void) {
     struct timespec ts;
@@ -47,13 +64,4 @@ int mct__sim_cpu_thread_id(void) {
 #else
     return 0;
 #endif
-}
-
-int64_t mct__sim_chunk(int64_t chunk, int64_t total, int64_t batches, const mct_tally_desc_t* d,
-                       int64_t values_per_history) {
-    const int64_t largest = total / batches + (total % batches != 0);
-    if (chunk > largest) chunk = largest;
-    if (d->method == MCT_METHOD_SORT_REDUCE && chunk > d->pair_capacity / values_per_history)
-        chunk = d->pair_capacity / values_per_history;
-    return chunk > 0 ? chunk : 1;
 }

@@ -12,6 +12,16 @@
 extern "C" {
 #endif
 
+/** The opening of a problem's run: NULL_POINTER without a result `out`,
+ * else `checked` (the status of the problem's check of its parameters and
+ * the tally), else the tally's description into *d. */
+mct_status_t sim_run_start(const void* out, mct_status_t checked, mct_tally_t tally, mct_tally_desc_t* d);
+
+/** Standard error of a mean per history by the batch method, batches
+ * weighted by their histories: batch b summed x[b * stride] over size[b]
+ * histories, and `total` over all `n` histories. NaN for one batch. */
+double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int64_t batches, double total, double n);
+
 /** Seconds on a monotonic clock. */
 double mct__sim_now_seconds(void);
 
@@ -31,13 +41,6 @@ mct_status_t mct__sim_reserve_replicas(mct_tally_t tally, int64_t threads);
  * thread's number among them (1 and 0 without OpenMP). */
 int mct__sim_cpu_threads(void);
 int mct__sim_cpu_thread_id(void);
-
-/** Histories per engine call: `chunk`, but no more than the largest batch of
- * `total` histories in `batches`, and for sort_reduce no more than the pair
- * buffer holds at `values_per_history` contributions each (the driver sums
- * the pairs after every chunk). At least 1. */
-int64_t mct__sim_chunk(int64_t chunk, int64_t total, int64_t batches, const mct_tally_desc_t* d,
-                       int64_t values_per_history);
 
 #ifdef __cplusplus
 }

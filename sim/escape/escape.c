@@ -2,38 +2,36 @@
 /** @file escape.c  The escape problem's driver: batches, chunks, results. The
  * per-backend work is in the engines (escape_cpu.c, escape_device.cu). */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "escape.h"
 #include "escape_engine.h"
-#include "sim_batches.h"
 #include "sim_common.h"
 
-#define ESCAPE_CHUNK_CPU (INT64_C(1) << 20)
-#define ESCAPE_CHUNK_EMULATED (INT64_C(1) << 16)
-#define ESCAPE_CHUNK_CUDA (INT64_C(1) << 24)
-
+/* The launch's default, the paper's, is 0. */
 void mct_escape_params_init(mct_escape_params_t* p) {
-    if (!p) return;
-    *p = (mct_escape_params_t){0};
-    p->thickness_m = 100.0;
-    p->sigma_per_m = MCT_ESCAPE_SIGMA_HELIUM;
-    p->histories = 1000000;
-    p->batches = 10;
-    p->seed = 1;
-    p->block_size = 128;
-    p->launch = MCT_ESCAPE_LAUNCH_PAPER;
+    if (p) mct_sim_params_defaults(&mct_escape_param_table, p, sizeof *p);
 }
 
-static int64_t largest_batch(const mct_escape_params_t* p) {
-    return p->histories / p->batches + (p->histories % p->batches != 0);
-}
+#define ESCAPE_PARAM(key, type, field) key, MCT_SIM_PARAM_##type, offsetof(mct_escape_params_t, field)
+
+static const mct_sim_param_t escape_params[] = {
+    {ESCAPE_PARAM("thickness_m", F64, thickness_m), 0.0, INFINITY, MCT_SIM_PARAM_FILE, 100.0, "m"},
+    {ESCAPE_PARAM("sigma_per_m", F64, sigma_per_m), 0.0, INFINITY, MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_MIN_OPEN,
+     MCT_ESCAPE_SIGMA_HELIUM, "per m"},
+    {ESCAPE_PARAM("histories", I64, histories), 1.0, INFINITY, 0, 1e6, NULL},
+    {ESCAPE_PARAM("batches", I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {ESCAPE_PARAM("seed", U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {ESCAPE_PARAM("block_size", INT, block_size), 1.0, 1024.0, MCT_SIM_PARAM_FILE, 128.0, "threads per block"},
+    {ESCAPE_PARAM("chunk", I64, chunk), 1.0, INFINITY, MCT_SIM_PARAM_ZERO_UNSET, 0.0, "histories in flight"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_escape_param_table, "escape", escape_params);
 
 mct_status_t mct_escape_check(const mct_escape_params_t* p, mct_tally_t tally) {
     if (!p || !tally) return MCT_STATUS_NULL_POINTER;
-    if (!(p->thickness_m >= 0.0) || !isfinite(p->thickness_m) || !(p->sigma_per_m > 0.0) ||
-        !isfinite(p->sigma_per_m) || p->batches < 1 || p->histories < p->batches || p->block_size < 1 ||
-        p->block_size > 1024 || p->chunk < 0 ||
+    if (mct_sim_params_check(&mct_escape_param_table, p, NULL) || p->histories < p->batches ||
         (p->launch != MCT_ESCAPE_LAUNCH_PAPER && p->launch != MCT_ESCAPE_LAUNCH_FULL))
         return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
@@ -43,80 +41,36 @@ mct_status_t mct_escape_check(const mct_escape_params_t* p, mct_tally_t tally) {
     /* The escape tally kernel implements Bossler's five methods. */
     if (d.method > MCT_METHOD_REPLICATED) return MCT_STATUS_NOT_SUPPORTED;
     /* One batch's count must fit the bin: i32 would wrap past 2^31 - 1. */
-    if (d.dtype == MCT_DTYPE_I32 && largest_batch(p) > INT32_MAX) return MCT_STATUS_OVERFLOW;
+    const int64_t largest_batch = p->histories / p->batches + (p->histories % p->batches != 0);
+    if (d.dtype == MCT_DTYPE_I32 && largest_batch > INT32_MAX) return MCT_STATUS_OVERFLOW;
     return MCT_STATUS_SUCCESS;
 }
 
-static const mct__escape_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {
-    switch (backend) {
-    case MCT_BACKEND_CPU: *chunk = ESCAPE_CHUNK_CPU; return &mct__escape_engine_cpu;
-    case MCT_BACKEND_EMULATED: *chunk = ESCAPE_CHUNK_EMULATED; return &mct__escape_engine_emulated;
-#if MCT_HAVE_CUDA
-    case MCT_BACKEND_CUDA: *chunk = ESCAPE_CHUNK_CUDA; return &mct__escape_engine_cuda;
-#endif
-    default: return NULL;
-    }
-}
-
-/* Replicated tallies need one replica per tally thread of a chunk; where they
- * do not fit, chunks shrink (more launches per batch) until they do. */
-static mct_status_t reserve_replicas(const mct__escape_engine_t* e, void* ctx, const mct_escape_params_t* p,
-                                     mct_tally_t tally, int64_t* chunk) {
-    for (;;) {
-        mct_status_t st = mct_tally_reserve_replicas(tally, e->tally_threads(ctx, p, *chunk));
-        if (st != MCT_STATUS_TOO_LARGE || *chunk <= p->block_size) return st;
-        *chunk /= 2;
-    }
-}
-
-/* One chunk through the engine, in the shape the shared batch loop calls. */
-typedef struct {
-    const mct__escape_engine_t* e;
-    void* ctx;
-    const mct_escape_params_t* p;
-    double p_escape;
-    mct_tally_t tally;
-} escape_run_t;
-
-static mct_status_t escape_chunk(void* run, int64_t first, int64_t n) {
-    const escape_run_t* r = run;
-    return r->e->run_chunk(r->ctx, r->p, r->p_escape, first, n, r->tally);
-}
-
-static mct_status_t run_batches(const mct__escape_engine_t* e, void* ctx, const mct_escape_params_t* p,
-                                double p_escape, int64_t chunk, mct_tally_t tally) {
-    escape_run_t r = {e, ctx, p, p_escape, tally};
-    const mct__sim_batches_t run = {escape_chunk, NULL, &r, 0, p->progress, p->progress_ctx};
-    return mct__sim_run_batches(&run, tally, p->histories, p->batches, chunk);
-}
+/* Histories per engine call: each keeps a photon and an event flag (28 bytes). */
+static const sim_engine_set_t escape_engines = {
+    &mct__escape_engine_cpu, INT64_C(1) << 20, &mct__escape_engine_emulated, INT64_C(1) << 16,
+    SIM_CUDA_ENGINE(&mct__escape_engine_cuda, INT64_C(1) << 24)};
 
 mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct_escape_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_escape_check(p, tally);
-    if (st) return st;
     mct_tally_desc_t d;
-    mct_tally_get_desc(tally, &d);
-    int64_t chunk = 0;
-    const mct__escape_engine_t* e = engine_for(d.backend, &chunk);
-    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    if (p->chunk > 0) chunk = p->chunk;
-    if (chunk > largest_batch(p)) chunk = largest_batch(p);
-
-    const double t0 = mct__sim_now_seconds();
-    void* ctx = NULL;
-    st = e->create(&ctx, chunk, d.device);
-    if (!st && d.method == MCT_METHOD_REPLICATED) st = reserve_replicas(e, ctx, p, tally, &chunk);
-    const double p_escape = exp(-p->sigma_per_m * p->thickness_m);
-    if (!st) st = run_batches(e, ctx, p, p_escape, chunk, tally);
-    e->destroy(ctx);
+    mct_status_t st = sim_run_start(out, mct_escape_check(p, tally), tally, &d);
     if (st) return st;
+    const double t0 = mct__sim_now_seconds();
+    const sim_escape_problem_t problem = {p, exp(-p->sigma_per_m * p->thickness_m)};
+    /* Replicated: one replica per tally thread, as published; where they do
+     * not fit, chunks shrink (more launches per batch) down to one block. */
+    sim_run_t run = {.engines = &escape_engines, .problem = &problem, .tally = tally, .histories = p->histories,
+                     .batches = p->batches, .chunk = p->chunk, .values_per_history = 1,
+                     .replicas = SIM_REPLICAS_SHRINK_CHUNK, .min_chunk = p->block_size, .progress = p->progress,
+                     .progress_ctx = p->progress_ctx};
+    if ((st = sim_run(&run))) return st;
 
     double mean = 0.0, rel = 0.0;
     mct_tally_results(tally, &mean, &rel);
     mct_tally_sums(tally, &out->escapes);
     out->fraction = mean;
     out->std_error = rel * mean;
-    out->analytic = p_escape;
+    out->analytic = problem.p_escape;
     out->seconds = mct__sim_now_seconds() - t0;
     return MCT_STATUS_SUCCESS;
 }

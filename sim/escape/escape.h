@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_params.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,12 +27,12 @@ typedef enum {
 } mct_escape_launch_t;
 
 typedef struct {
-    double thickness_m;  /**< slab thickness x >= 0 */
+    double thickness_m;  /**< slab thickness x >= 0 (m) */
     double sigma_per_m;  /**< total cross section > 0 */
     int64_t histories;   /**< >= batches */
     int64_t batches;     /**< >= 1 */
     uint64_t seed;
-    int block_size;              /**< tally kernel block size, 1..1024 (128 as published) */
+    int block_size;              /**< tally kernel block size, 1 .. 1024 (128 as published) */
     mct_escape_launch_t launch;
     int64_t chunk;               /**< most histories in flight at once; 0 = chosen by the problem */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
@@ -45,6 +46,10 @@ typedef struct {
     double analytic;     /**< exp(-sigma x) */
     double seconds;      /**< wall time of the whole run */
 } mct_escape_result_t;
+
+/** The ranges and defaults of the numeric parameters (sim_params.h): every
+ * numeric field, and the problem file's [escape] keys. */
+extern const mct_sim_param_table_t mct_escape_param_table;
 
 /** Defaults: helium, x = 100 m, 1e6 histories, 10 batches, seed 1, block 128, paper launch. */
 void mct_escape_params_init(mct_escape_params_t* p);

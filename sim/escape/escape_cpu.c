@@ -9,32 +9,9 @@
 #include "escape_physics.h"
 #include "sim_common.h"
 
-typedef struct {
-    mct_escape_photon_t* photons;
-    int32_t* events;
-} escape_cpu_t;
-
-static void cpu_destroy(void* ctx) {
-    escape_cpu_t* c = ctx;
-    if (!c) return;
-    free(c->photons);
-    free(c->events);
-    free(c);
-}
-
-static mct_status_t cpu_create(void** ctx, int64_t chunk, int device) {
-    (void)device;
-    escape_cpu_t* c = calloc(1, sizeof *c);
-    *ctx = c;
-    if (!c) return MCT_STATUS_OUT_OF_MEMORY;
-    c->photons = malloc((size_t)chunk * sizeof *c->photons);
-    c->events = malloc((size_t)chunk * sizeof *c->events);
-    return (c->photons && c->events) ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
-}
-
-static int64_t cpu_tally_threads(void* ctx, const mct_escape_params_t* p, int64_t n) {
-    (void)ctx, (void)p, (void)n;
-    return mct__sim_cpu_threads();
+/* Photons and event flags of a chunk in buf[0] and buf[1]. */
+static mct_status_t cpu_create(void** ctx, const sim_engine_args_t* a) {
+    return sim_host_buffers_create(ctx, a, sizeof(mct_escape_photon_t), sizeof(int32_t));
 }
 
 /* The tally phase for one value type: atomic adds every escape to the bin;
@@ -58,11 +35,13 @@ static int64_t cpu_tally_threads(void* ctx, const mct_escape_params_t* p, int64_
         }                                                                                 \
     } while (0)
 
-static mct_status_t cpu_run_chunk(void* ctx, const mct_escape_params_t* p, double p_escape, int64_t first, int64_t n,
-                                  mct_tally_t tally) {
-    escape_cpu_t* c = ctx;
-    mct_escape_photon_t* photons = c->photons;
-    int32_t* events = c->events;
+static mct_status_t cpu_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
+    const sim_buffers_t* c = ctx;
+    const sim_escape_problem_t* problem = c->problem;
+    const uint64_t seed = problem->p->seed;
+    const double p_escape = problem->p_escape;
+    mct_escape_photon_t* photons = c->buf[0];
+    int32_t* events = c->buf[1];
     mct_tally_view_t view;
     mct_status_t st = mct_tally_view(tally, &view);
     if (st) return st;
@@ -70,7 +49,7 @@ static mct_status_t cpu_run_chunk(void* ctx, const mct_escape_params_t* p, doubl
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i) photons[i] = mct_escape_source((uint64_t)(first + i));
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) events[i] = mct_escape_transport(p->seed, photons[i], p_escape);
+    for (int64_t i = 0; i < n; ++i) events[i] = mct_escape_transport(seed, photons[i], p_escape);
     switch (view.dtype) {
     case MCT_DTYPE_I32: MCT__ESCAPE_CPU_TALLY(int32_t); break;
     case MCT_DTYPE_U64: MCT__ESCAPE_CPU_TALLY(uint64_t); break;
@@ -81,6 +60,5 @@ static mct_status_t cpu_run_chunk(void* ctx, const mct_escape_params_t* p, doubl
     return MCT_STATUS_SUCCESS;
 }
 
-const mct__escape_engine_t mct__escape_engine_cpu = {
-    cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_destroy,
-};
+const sim_engine_t mct__escape_engine_cpu = {cpu_create, sim_cpu_tally_threads, cpu_run_chunk, NULL,
+                                             sim_host_buffers_destroy};

@@ -3,35 +3,45 @@
  * chunks, and the result. The transport is in the engines (phantom_cpu.c,
  * phantom_device.cu). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "phantom.h"
 #include "phantom_engine.h"
-#include "sim_batches.h"
 #include "sim_common.h"
 
-/* Histories per engine call. CPU chunks bound the deposit buffers (about
- * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
-#define PHANTOM_CHUNK_CPU (INT64_C(1) << 12)
-#define PHANTOM_CHUNK_EMULATED (INT64_C(1) << 11)
-#define PHANTOM_CHUNK_CUDA (INT64_C(1) << 26)
-
+/* The defaults of the multiple scattering (transport) and the transport
+ * precision (auto) are 0. */
 void mct_phantom_params_init(mct_phantom_params_t* p) {
     if (!p) return;
-    *p = (mct_phantom_params_t){0};
-    p->size_cm = 40.0;
-    p->voxels = 100;
-    p->energy_MeV = 20.0;
+    mct_sim_params_defaults(&mct_phantom_param_table, p, sizeof *p);
     p->particle = MCT_PHANTOM_ELECTRON;
-    p->electron_cutoff_MeV = 0.2;
-    p->photon_cutoff_MeV = 0.01;
-    p->step_fraction = 0.04;
-    p->transport = MCT_PHANTOM_TRANSPORT_AUTO;
-    p->histories = 100000;
-    p->batches = 10;
-    p->seed = 1;
-    p->block_size = 128;
 }
+
+#define PHANTOM_PARAM(type, field) #field, MCT_SIM_PARAM_##type, offsetof(mct_phantom_params_t, field)
+#define PHANTOM_FILE MCT_SIM_PARAM_FILE
+#define PHANTOM_OPEN (MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_MIN_OPEN)
+#define PHANTOM_UNSET (MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_ZERO_UNSET)
+
+/* The tables start at 12.5 keV for electrons and 1 keV for photons and end at
+ * 1 GeV; 1290^3 voxels is the largest cube a tally's 2^31 bins hold. */
+static const mct_sim_param_t phantom_params[] = {
+    {PHANTOM_PARAM(F64, size_cm), 0.0, 1e4, PHANTOM_OPEN, 40.0, "cm"},
+    {PHANTOM_PARAM(INT, voxels), 1.0, 1290.0, PHANTOM_FILE, 100.0, "voxels per edge"},
+    {PHANTOM_PARAM(F64, energy_MeV), 0.0, 1000.0, PHANTOM_OPEN, 20.0, "MeV"},
+    {PHANTOM_PARAM(F64, electron_cutoff_MeV), 0.0125, 1000.0, PHANTOM_FILE, 0.2, "MeV"},
+    {PHANTOM_PARAM(F64, photon_cutoff_MeV), 0.001, 1000.0, PHANTOM_FILE, 0.01, "MeV"},
+    {PHANTOM_PARAM(F64, delta_threshold_MeV), 0.0125, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
+    {PHANTOM_PARAM(F64, brems_threshold_MeV), 0.001, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
+    {PHANTOM_PARAM(F64, step_fraction), 0.0, 0.5, PHANTOM_OPEN, 0.04, "largest fractional energy loss per step"},
+    {PHANTOM_PARAM(I64, histories), 1.0, INFINITY, 0, 1e5, NULL},
+    {PHANTOM_PARAM(I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {PHANTOM_PARAM(U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {PHANTOM_PARAM(INT, block_size), 32.0, 1024.0, PHANTOM_FILE, 128.0, "threads per block"},
+    {PHANTOM_PARAM(INT, grid_blocks), 1.0, 2147483647.0, MCT_SIM_PARAM_ZERO_UNSET, 0.0, "blocks"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_phantom_param_table, "phantom", phantom_params);
 
 mct_phantom_transport_t mct_phantom_transport_for(const mct_phantom_params_t* p, mct_method_t method,
                                                   mct_dtype_t dtype) {
@@ -40,18 +50,13 @@ mct_phantom_transport_t mct_phantom_transport_for(const mct_phantom_params_t* p,
     return f32 ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
 }
 
+/* The table's ranges, and what relates parameters: the beam above both cut-offs. */
 static int params_valid(const mct_phantom_params_t* p) {
-    const double ecut = p->electron_cutoff_MeV;
-    return isfinite(p->size_cm) && p->size_cm > 0.0 && p->voxels >= 1 && p->voxels <= 1290 &&
-           isfinite(p->energy_MeV) && p->energy_MeV <= 1000.0 && ecut >= 0.0125 && p->energy_MeV > ecut &&
-           p->photon_cutoff_MeV >= 0.001 && p->energy_MeV > p->photon_cutoff_MeV &&
-           (p->delta_threshold_MeV == 0.0 || p->delta_threshold_MeV >= 0.0125) &&
-           (p->brems_threshold_MeV == 0.0 || p->brems_threshold_MeV >= 0.001) && p->delta_threshold_MeV >= 0.0 &&
-           p->brems_threshold_MeV >= 0.0 && p->step_fraction > 0.0 && p->step_fraction <= 0.5 &&
+    return !mct_sim_params_check(&mct_phantom_param_table, p, NULL) && p->energy_MeV > p->electron_cutoff_MeV &&
+           p->energy_MeV > p->photon_cutoff_MeV && p->histories >= p->batches &&
            (p->particle == MCT_PHANTOM_ELECTRON || p->particle == MCT_PHANTOM_PHOTON) &&
            (p->mcs == MCT_PHANTOM_MCS_TRANSPORT || p->mcs == MCT_PHANTOM_MCS_HIGHLAND) &&
-           (unsigned)p->transport <= (unsigned)MCT_PHANTOM_TRANSPORT_F32 && p->batches >= 1 &&
-           p->histories >= p->batches && p->block_size >= 32 && p->block_size <= 1024 && p->grid_blocks >= 0;
+           (unsigned)p->transport <= (unsigned)MCT_PHANTOM_TRANSPORT_F32;
 }
 
 mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally) {
@@ -62,17 +67,11 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
     return mct__sim_check_float_tally(tally, n * n * n, &d);
 }
 
-static const mct__phantom_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {
-    switch (backend) {
-    case MCT_BACKEND_CPU: *chunk = PHANTOM_CHUNK_CPU; return &mct__phantom_engine_cpu;
-    case MCT_BACKEND_EMULATED: *chunk = PHANTOM_CHUNK_EMULATED; return &mct__phantom_engine_emulated;
-#if MCT_HAVE_CUDA
-    case MCT_BACKEND_CUDA: *chunk = PHANTOM_CHUNK_CUDA; return &mct__phantom_engine_cuda;
-#endif
-    default: return NULL;
-    }
-}
-
+/* Histories per engine call. CPU chunks bound the deposit buffers (about
+ * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
+static const sim_engine_set_t phantom_engines = {
+    &mct__phantom_engine_cpu, INT64_C(1) << 12, &mct__phantom_engine_emulated, INT64_C(1) << 11,
+    SIM_CUDA_ENGINE(&mct__phantom_engine_cuda, INT64_C(1) << 26)};
 
 /* After each batch, the tally's running sums give the batch's energy per
  * depth slab (their difference from the previous batch's). */
@@ -95,42 +94,49 @@ static mct_status_t record_slabs(mct_tally_t tally, const mct_phantom_params_t* 
     return MCT_STATUS_SUCCESS;
 }
 
-/* One chunk through the engine (its time added to the kernel time), and
- * after each batch the depth slabs' batch sums. */
+/* After each batch, its size and the depth slabs' batch sums. */
 typedef struct {
-    const mct__phantom_engine_t* e;
-    void* ctx;
-    const mct_phantom_params_t* p;
     mct_tally_t tally;
+    const mct_phantom_params_t* p;
     mct_phantom_result_t* r;
-    slab_state_t* s;
-} phantom_run_t;
+    slab_state_t s;
+} batch_slabs_t;
 
-static mct_status_t phantom_chunk(void* run, int64_t first, int64_t n) {
-    const phantom_run_t* pr = run;
-    const double t0 = mct__sim_now_seconds();
-    const mct_status_t st = pr->e->run_chunk(pr->ctx, (uint64_t)first, n, pr->tally);
-    pr->r->kernel_seconds += mct__sim_now_seconds() - t0;
-    return st;
+static mct_status_t record_batch(void* ctx, int64_t b, int64_t histories) {
+    batch_slabs_t* bs = ctx;
+    bs->r->batch_histories[b] = histories;
+    return record_slabs(bs->tally, bs->p, &bs->s, bs->r, b);
 }
 
-static mct_status_t phantom_batch_done(void* run, int64_t b, int64_t histories) {
-    const phantom_run_t* pr = run;
-    pr->r->batch_histories[b] = histories;
-    return record_slabs(pr->tally, pr->p, pr->s, pr->r, b);
-}
-
-static mct_status_t run_batches(const mct__phantom_engine_t* e, void* ctx, const mct_phantom_params_t* p,
-                                int64_t chunk, mct_tally_t tally, mct_phantom_result_t* r) {
+/* The batches through the engine; its counters into *c. */
+static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem, mct_tally_t tally,
+                               mct_phantom_result_t* r, mct_phantom_counters_t* c) {
     const int64_t n = p->voxels;
-    slab_state_t s = {malloc((size_t)(n * n * n) * sizeof(double)), calloc((size_t)n, sizeof(double))};
-    mct_status_t st = s.sums && s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
-    phantom_run_t pr = {e, ctx, p, tally, r, &s};
-    const mct__sim_batches_t run = {phantom_chunk, phantom_batch_done, &pr, 0, p->progress, p->progress_ctx};
-    if (!st) st = mct__sim_run_batches(&run, tally, p->histories, p->batches, chunk);
-    free(s.sums);
-    free(s.before);
+    batch_slabs_t bs = {tally, p, r, {malloc((size_t)(n * n * n) * sizeof(double)), calloc((size_t)n, sizeof(double))}};
+    mct_status_t st = bs.s.sums && bs.s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    /* A history's deposits are not known in advance: a sort_reduce pair
+     * buffer holds a batch's. */
+    sim_run_t run = {.engines = &phantom_engines, .problem = problem, .tally = tally, .histories = p->histories,
+                     .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch,
+                     .batch_ctx = &bs, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c};
+    if (!st) st = sim_run(&run);
+    r->kernel_seconds = run.engine_seconds;
+    free(bs.s.sums);
+    free(bs.s.before);
     return st;
+}
+
+mct_status_t mct_phantom_sort_reduce_pairs(const mct_phantom_params_t* p, int64_t* pairs, int64_t* fit) {
+    if (!p || !pairs) return MCT_STATUS_NULL_POINTER;
+    if (p->voxels < 1 || p->batches < 1) return MCT_STATUS_INVALID_VALUE;
+    const double voxel_cm = p->size_cm / p->voxels;
+    const double per_history = 40.0 * p->energy_MeV * (voxel_cm < 0.4 ? 0.4 / voxel_cm : 1.0) + 100.0;
+    const double batch = ceil((double)p->histories / (double)p->batches);
+    const double estimate = batch * per_history;
+    *pairs = estimate > 9e18 ? INT64_MAX : (int64_t)estimate;
+    if (*pairs <= MCT_PHANTOM_MAX_PAIRS) return MCT_STATUS_SUCCESS;
+    if (fit) *fit = (int64_t)floor((double)MCT_PHANTOM_MAX_PAIRS / ((double)*pairs / batch));
+    return MCT_STATUS_TOO_LARGE;
 }
 
 void mct_phantom_result_free(mct_phantom_result_t* r) {
@@ -139,6 +145,25 @@ void mct_phantom_result_free(mct_phantom_result_t* r) {
     free(r->batch_histories);
     r->slab_batch_mev = NULL;
     r->batch_histories = NULL;
+}
+
+/* The relative standard error of the energy deposited, from each batch's
+ * total over the depth slabs. */
+static double deposited_rel_err(const mct_phantom_result_t* r) {
+    double n = 0.0, sum = 0.0;
+    double* totals = malloc((size_t)r->batches * sizeof *totals);
+    if (!totals) return NAN;
+    for (int64_t b = 0; b < r->batches; ++b) {
+        n += (double)r->batch_histories[b];
+        totals[b] = 0.0;
+        for (int z = 0; z < r->slabs; ++z) {
+            sum += r->slab_batch_mev[b * r->slabs + z];
+            totals[b] += r->slab_batch_mev[b * r->slabs + z];
+        }
+    }
+    const double err = sim_batch_error(totals, 1, r->batch_histories, r->batches, sum, n) / (sum / n);
+    free(totals);
+    return err;
 }
 
 static double tally_total(mct_tally_t tally, int64_t bins) {
@@ -153,17 +178,9 @@ static double tally_total(mct_tally_t tally, int64_t bins) {
 }
 
 mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, mct_phantom_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_phantom_check(p, tally);
-    if (st) return st;
     mct_tally_desc_t d;
-    mct_tally_get_desc(tally, &d);
-    int64_t chunk = 0;
-    const mct__phantom_engine_t* e = engine_for(d.backend, &chunk);
-    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    const int64_t largest = p->histories / p->batches + (p->histories % p->batches != 0);
-    if (chunk > largest) chunk = largest;
-
+    mct_status_t st = sim_run_start(out, mct_phantom_check(p, tally), tally, &d);
+    if (st) return st;
     const double t0 = mct__sim_now_seconds();
     *out = (mct_phantom_result_t){0};
     out->batches = p->batches;
@@ -173,14 +190,9 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     mct__phantom_tables_t tables = {0};
     if (!out->slab_batch_mev || !out->batch_histories) st = MCT_STATUS_OUT_OF_MEMORY;
     if (!st) st = mct__phantom_tables_build(p, &tables);
-    const mct_phantom_transport_t transport = mct_phantom_transport_for(p, d.method, d.dtype);
-    void* ctx = NULL;
-    if (!st) st = e->create(&ctx, p, &tables, transport, chunk, d.device);
-    if (!st && d.method == MCT_METHOD_REPLICATED) st = mct__sim_reserve_replicas(tally, e->tally_threads(ctx));
-    if (!st) st = run_batches(e, ctx, p, chunk, tally, out);
+    const sim_phantom_problem_t problem = {p, &tables, mct_phantom_transport_for(p, d.method, d.dtype)};
     mct_phantom_counters_t c = {0};
-    if (!st) st = e->counters(ctx, &c);
-    if (ctx) e->destroy(ctx);
+    if (!st) st = run_engine(p, &problem, tally, out, &c);
     mct__phantom_tables_free(&tables);
     if (st) {
         mct_phantom_result_free(out);
@@ -188,14 +200,24 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     }
     out->incident_MeV = (double)p->histories * p->energy_MeV;
     out->deposited_MeV = tally_total(tally, d.bins);
+    out->deposited_rel_err = deposited_rel_err(out);
     out->escaped_MeV = c.escaped;
+    out->energy_balance_rel = (out->deposited_MeV + out->escaped_MeV - out->incident_MeV) / out->incident_MeV;
     out->scored_MeV = c.scored;
+    out->tally_vs_scored_rel = (out->deposited_MeV - out->scored_MeV) / out->scored_MeV;
     out->uncollided = c.uncollided;
+    out->uncollided_fraction = c.uncollided / (double)p->histories;
+    if (p->particle == MCT_PHANTOM_PHOTON) {
+        out->mu_per_cm = mct_phantom_xcom_mu(p->energy_MeV, 0);
+        out->uncollided_expected = exp(-out->mu_per_cm * p->size_cm);
+    }
+    out->delta_threshold_MeV = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV;
+    out->brems_threshold_MeV = p->brems_threshold_MeV > 0.0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV;
     out->primary_path_mean_cm = p->particle == MCT_PHANTOM_ELECTRON ? c.path_sum / (double)p->histories : 0.0;
     out->primary_path_max_cm = c.path_max;
     out->adds = (double)c.adds;
     out->max_stack = (int)c.max_stack;
-    out->transport = transport;
+    out->transport = problem.transport;
     out->seconds = mct__sim_now_seconds() - t0;
     /* A full stack kept the energy but changed the physics: not a valid run. */
     return c.overflow ? MCT_STATUS_OVERFLOW : MCT_STATUS_SUCCESS;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_params.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,15 +40,17 @@ typedef enum {
     MCT_PHANTOM_MCS_HIGHLAND = 1   /**< Highland's Gaussian width of the projected angle (PDG) */
 } mct_phantom_mcs_t;
 
+/** The parameters; the numeric ones' ranges and defaults are in
+ * mct_phantom_param_table (the defaults in parentheses). */
 typedef struct {
-    double size_cm;              /**< edge of the cube (40) */
-    int voxels;                  /**< voxels per edge n (100); the tally has n^3 bins */
-    double energy_MeV;           /**< beam kinetic energy (20), <= 1000 */
+    double size_cm;              /**< edge of the cube (40), (0, 1e4] */
+    int voxels;                  /**< voxels per edge n (100), 1 .. 1290; the tally has n^3 bins */
+    double energy_MeV;           /**< beam kinetic energy (20), (0, 1000], above both cut-offs */
     mct_phantom_particle_t particle; /**< electron (default) or photon */
     double electron_cutoff_MeV;  /**< electrons/positrons below it deposit locally (0.2), >= 0.0125 */
     double photon_cutoff_MeV;    /**< photons below it deposit locally (0.01), >= 0.001 */
-    double delta_threshold_MeV;  /**< Moller delta rays made above it (0: the electron cut-off) */
-    double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off) */
+    double delta_threshold_MeV;  /**< Moller delta rays made above it (0: the electron cut-off), [0.0125, 1e9] */
+    double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off), [0.001, 1e9] */
     double step_fraction;        /**< largest fractional energy loss per step (0.04), in (0, 0.5] */
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
@@ -64,9 +67,17 @@ typedef struct {
 typedef struct {
     double incident_MeV;         /**< histories x beam energy */
     double deposited_MeV;        /**< sum of the tally over all bins and batches */
+    double deposited_rel_err;    /**< relative standard error of deposited_MeV, batch method (NaN with one batch) */
     double escaped_MeV;          /**< kinetic energy leaving the phantom (+ 2 mc^2 per escaping positron) */
+    double energy_balance_rel;   /**< (deposited + escaped - incident) / incident: 0 up to rounding */
     double scored_MeV;           /**< exact double sum of the values the engine passed to the tally */
+    double tally_vs_scored_rel;  /**< (deposited - scored) / scored: what the tally's own rounding lost */
     double uncollided;           /**< source photons that left without interacting */
+    double uncollided_fraction;  /**< uncollided per history */
+    double uncollided_expected;  /**< photon beams: exp(-mu size), the narrow-beam expectation of uncollided_fraction */
+    double mu_per_cm;            /**< photon beams: XCOM's mu at the beam energy without coherent scattering (the engine's) */
+    double delta_threshold_MeV;  /**< the Moller threshold that applied (the parameter's 0 resolved) */
+    double brems_threshold_MeV;  /**< the bremsstrahlung threshold that applied */
     double primary_path_mean_cm; /**< mean path of the primary electron (electron beams) */
     double primary_path_max_cm;  /**< longest primary electron path */
     double adds;                 /**< contributions passed to the tally */
@@ -85,6 +96,10 @@ typedef struct {
 
 /** Frees what mct_phantom_run allocated in a result; NULL fields are fine. */
 void mct_phantom_result_free(mct_phantom_result_t* r);
+
+/** The ranges and defaults of the numeric parameters (sim_params.h): every
+ * numeric field but discard (a benchmark switch), and the problem file's [phantom] keys. */
+extern const mct_sim_param_table_t mct_phantom_param_table;
 
 /** Defaults: 40 cm, 100 voxels, 20 MeV electrons, cut-offs 0.2 / 0.01 MeV,
  * thresholds = cut-offs, 4 % steps, auto transport, 1e5 histories, 10
@@ -107,7 +122,37 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
  * sort_reduce pair buffer filled. */
 mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, mct_phantom_result_t* out);
 
+/** The largest sort_reduce pair buffer the phantom sizes (2^28 pairs of 16 bytes, 4 GiB). */
+#define MCT_PHANTOM_MAX_PAIRS (INT64_C(1) << 28)
+
+/** The pair capacity a sort_reduce tally needs for p's largest batch: every
+ * deposit of a batch waits in the buffer, so the capacity is an upper
+ * estimate of a history's deposits (40 per MeV of beam for voxels of 4 mm
+ * or more, more as voxels shrink, plus 100) times the batch. SUCCESS with
+ * *pairs; TOO_LARGE when that is above MCT_PHANTOM_MAX_PAIRS, with *pairs
+ * the estimate and *fit (when not NULL) the histories per batch that fit;
+ * INVALID_VALUE for fewer than 1 voxel or batch; NULL_POINTER. */
+mct_status_t mct_phantom_sort_reduce_pairs(const mct_phantom_params_t* p, int64_t* pairs, int64_t* fit);
+
+/** The broad-beam reference ranges of an electron beam of `energy_MeV` in
+ * water: R50 from E = 2.33 R50, Rp from E = 0.22 + 1.98 Rp + 0.0025 Rp^2
+ * (ICRU Report 35; AAPM TG-25), in cm. They were fitted to clinical beams,
+ * slightly spread in energy: a monoenergetic beam lies within a few percent. */
+void mct_phantom_reference_ranges(double energy_MeV, double* r50_cm, double* rp_cm);
+
 /* ---- Analysis and output (phantom_output.c) ------------------------------ */
+
+/** A voxel of the grid and where it is. */
+typedef struct {
+    int64_t voxel;         /**< k = ix + n (iy + n iz), the MetaImage order */
+    int64_t index[3];      /**< ix, iy, iz */
+    double center_mm[3];   /**< its centre in the MetaImage frame: x and y from the beam axis, z from the entry face */
+    double value;          /**< grid[k] */
+} mct_phantom_voxel_t;
+
+/** The voxel of the largest value of an n^3 grid (x fastest; the first of
+ * equal ones). NULL_POINTER, INVALID_VALUE for fewer than 1 voxel, or SUCCESS. */
+mct_status_t mct_phantom_max_voxel(const mct_phantom_params_t* p, const double* grid, mct_phantom_voxel_t* out);
 
 /** Dose (Gy per history) and its relative error from the tally's mean energy
  * per history (MeV) of each voxel, in place: mean_gy[k] = mean_mev[k] * 1.602176634e-13 / mass. */

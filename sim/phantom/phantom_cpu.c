@@ -8,11 +8,10 @@
  * does not reach into the backend for a per-element add; the price is one
  * pass over the pairs after the transport of each chunk. Where the method
  * accepts runs (mct_method_accepts_runs), a history's consecutive deposits
- * into one voxel become one pair, as on the GPU: 450 pairs a history are 46
- * at 100^3 voxels (`mctally run examples/phantom_test2.ini --backend cpu
- * --histories 4e4 --batches 2`, 2 cores, 2026-11-23: 1.49 s before, 1.27 s
- * after; test 3: 1.60 s, 1.14 s). A run never crosses histories, so each pair
- * is a function of its history alone whatever thread transports it. */
+ * into one voxel become one pair, as on the GPU: a charged particle deposits
+ * at every step and takes several steps in a voxel, so the pairs shrink
+ * several times over. A run never crosses histories, so each pair is a
+ * function of its history alone whatever thread transports it. */
 #include <stdlib.h>
 
 #include "phantom_engine.h"
@@ -59,11 +58,7 @@ static inline void cpu_score(mct_phantom_cpu_sink_t* s, int64_t voxel, double e)
 #include "phantom_transport.h"
 
 typedef struct {
-    mct_phantom_transport_t transport;
-    mct_ph_tables_t_f64 tb64;
-    mct_ph_tables_t_f32 tb32;
-    mct_ph_geom_t_f64 g64;
-    mct_ph_geom_t_f32 g32;
+    sim_phantom_views_t v;
     double* data64; /* the engine's own copies of the tables */
     float* data32;
     mct_phantom_cpu_sink_t* sinks; /* one per thread */
@@ -84,30 +79,29 @@ static void cpu_destroy(void* ctx) {
     free(c);
 }
 
-static mct_status_t cpu_create(void** ctx, const mct_phantom_params_t* p, const mct__phantom_tables_t* t,
-                               mct_phantom_transport_t transport, int64_t chunk, int device) {
-    (void)chunk, (void)device;
+static mct_status_t cpu_create(void** ctx, const sim_engine_args_t* a) {
+    const sim_phantom_problem_t* problem = a->problem;
+    const mct__phantom_tables_t* t = problem->tables;
     phantom_cpu_t* c = calloc(1, sizeof *c);
     *ctx = c;
     if (!c) return MCT_STATUS_OUT_OF_MEMORY;
     const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
-    c->transport = transport;
     c->threads = mct__sim_cpu_threads();
     c->data64 = malloc(count * sizeof *c->data64);
     c->data32 = malloc(count * sizeof *c->data32);
     c->sinks = calloc((size_t)c->threads, sizeof *c->sinks);
     if (!c->data64 || !c->data32 || !c->sinks) return MCT_STATUS_OUT_OF_MEMORY;
     for (size_t k = 0; k < count; ++k) c->data64[k] = t->f64[k], c->data32[k] = t->f32[k];
-    c->tb64 = mct__phantom_tables_view_f64(t, c->data64);
-    c->tb32 = mct__phantom_tables_view_f32(t, c->data32);
-    c->g64 = mct__phantom_geom_f64(p);
-    c->g32 = mct__phantom_geom_f32(p);
+    c->v = sim_phantom_views(problem, c->data64, c->data32);
     return MCT_STATUS_SUCCESS;
 }
 
-static int64_t cpu_tally_threads(void* ctx) { return ((phantom_cpu_t*)ctx)->threads; }
+static int64_t cpu_tally_threads(void* ctx, int64_t chunk) {
+    (void)chunk;
+    return ((phantom_cpu_t*)ctx)->threads;
+}
 
-static mct_status_t cpu_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tally_t tally) {
+static mct_status_t cpu_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
     phantom_cpu_t* c = ctx;
     mct_tally_desc_t desc;
     mct_status_t st = mct_tally_get_desc(tally, &desc);
@@ -125,10 +119,10 @@ static mct_status_t cpu_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tall
 #pragma omp for schedule(dynamic, 8)
         for (int64_t i = 0; i < n; ++i) {
             sink->history_start = sink->n;
-            if (c->transport == MCT_PHANTOM_TRANSPORT_F32)
-                mct_ph_history_f32(sink, &c->g32, &c->tb32, first + (uint64_t)i, &local);
+            if (c->v.transport == MCT_PHANTOM_TRANSPORT_F32)
+                mct_ph_history_f32(sink, &c->v.g32, &c->v.tb32, (uint64_t)(first + i), &local);
             else
-                mct_ph_history_f64(sink, &c->g64, &c->tb64, first + (uint64_t)i, &local);
+                mct_ph_history_f64(sink, &c->v.g64, &c->v.tb64, (uint64_t)(first + i), &local);
         }
         failed |= sink->failed;
 #pragma omp critical(mct_phantom_cpu_totals)
@@ -144,11 +138,9 @@ static mct_status_t cpu_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tall
     return MCT_STATUS_SUCCESS;
 }
 
-static mct_status_t cpu_counters(void* ctx, mct_phantom_counters_t* out) {
-    *out = ((phantom_cpu_t*)ctx)->totals;
+static mct_status_t cpu_counters(void* ctx, void* out) {
+    *(mct_phantom_counters_t*)out = ((phantom_cpu_t*)ctx)->totals;
     return MCT_STATUS_SUCCESS;
 }
 
-const mct__phantom_engine_t mct__phantom_engine_cpu = {
-    cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy,
-};
+const sim_engine_t mct__phantom_engine_cpu = {cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy};

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file phantom_device.cu  The phantom's GPU engine: the tables copied to the
- * device once, then one persistent launch per chunk (a whole batch on a GPU).
- * Built for CUDA by nvcc and for the emulated backend as host C++. */
+ * device once, then one persistent launch per chunk (a whole batch on a GPU),
+ * all on the tally's stream. Built for CUDA by nvcc and for the emulated
+ * backend as host C++. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "phantom_engine.h"
 #include "phantom_kernels.cuh"
+#include "sim_device.cuh"
 
 #if MCT_IS_EMULATED
 #define MCT__PHANTOM_DEVICE_ENGINE mct__phantom_engine_emulated
@@ -15,22 +17,14 @@
 #endif
 
 typedef struct {
-    mct_phantom_transport_t transport;
-    mct_ph_tables_t_f64 tb64;
-    mct_ph_tables_t_f32 tb32;
-    mct_ph_geom_t_f64 g64;
-    mct_ph_geom_t_f32 g32;
+    sim_phantom_views_t v;
     double* d64;
     float* d32;
     mct__phantom_device_counters_t* counters;
+    mct_tally_desc_t desc; /* the tally's: its type sizes the grid before the first view */
+    cudaStream_t stream;
     int block, grid_blocks, sms, discard;
 } phantom_device_t;
-
-static mct_status_t status_of(cudaError_t err) {
-    if (err == cudaSuccess) return MCT_STATUS_SUCCESS;
-    if (err == cudaErrorMemoryAllocation) return MCT_STATUS_OUT_OF_MEMORY;
-    return MCT_IS_EMULATED && err == cudaErrorLaunchFailure ? MCT_STATUS_EMULATION_ERROR : MCT_STATUS_CUDA_ERROR;
-}
 
 static void device_destroy(void* ctx) {
     phantom_device_t* d = (phantom_device_t*)ctx;
@@ -41,35 +35,29 @@ static void device_destroy(void* ctx) {
     free(d);
 }
 
-static mct_status_t device_create(void** ctx, const mct_phantom_params_t* p, const mct__phantom_tables_t* t,
-                                  mct_phantom_transport_t transport, int64_t chunk, int device) {
-    (void)chunk;
+static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
+    const sim_phantom_problem_t* problem = (const sim_phantom_problem_t*)a->problem;
+    const mct_phantom_params_t* p = problem->p;
+    const mct__phantom_tables_t* t = problem->tables;
     phantom_device_t* d = (phantom_device_t*)calloc(1, sizeof *d);
     *ctx = d;
     if (!d) return MCT_STATUS_OUT_OF_MEMORY;
-    d->transport = transport;
+    d->desc = a->desc;
+    d->stream = sim_stream(a);
     d->block = p->block_size;
     d->grid_blocks = p->grid_blocks;
     d->discard = p->discard;
     const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
-    cudaDeviceProp prop;
-    cudaError_t err = cudaSetDevice(device);
-    if (!err) err = cudaGetDeviceProperties(&prop, device);
+    cudaError_t err = sim_device_open(a->desc.device, &d->sms);
     if (!err) err = cudaMalloc((void**)&d->d64, count * sizeof(double));
     if (!err) err = cudaMalloc((void**)&d->d32, count * sizeof(float));
     if (!err) err = cudaMalloc((void**)&d->counters, sizeof *d->counters);
-    if (!err) err = cudaMemcpy(d->d64, t->f64, count * sizeof(double), cudaMemcpyHostToDevice);
-    if (!err) err = cudaMemcpy(d->d32, t->f32, count * sizeof(float), cudaMemcpyHostToDevice);
-    if (!err) err = cudaMemset(d->counters, 0, sizeof *d->counters);
-    if (err) {
-        cudaGetLastError();
-        return status_of(err);
-    }
-    d->sms = prop.multiProcessorCount;
-    d->tb64 = mct__phantom_tables_view_f64(t, d->d64);
-    d->tb32 = mct__phantom_tables_view_f32(t, d->d32);
-    d->g64 = mct__phantom_geom_f64(p);
-    d->g32 = mct__phantom_geom_f32(p);
+    if (!err) err = cudaMemcpyAsync(d->d64, t->f64, count * sizeof(double), cudaMemcpyHostToDevice, d->stream);
+    if (!err) err = cudaMemcpyAsync(d->d32, t->f32, count * sizeof(float), cudaMemcpyHostToDevice, d->stream);
+    if (!err) err = cudaMemsetAsync(d->counters, 0, sizeof *d->counters, d->stream);
+    if (!err) err = cudaStreamSynchronize(d->stream); /* a failed copy fails here, not at the first launch */
+    if (err) return sim_setup_status(err);
+    d->v = sim_phantom_views(problem, d->d64, d->d32);
     return MCT_STATUS_SUCCESS;
 }
 
@@ -89,23 +77,27 @@ static int persistent_grid(const phantom_device_t* d, const mct_tally_view_t& vi
 }
 
 static int grid_for(const phantom_device_t* d, const mct_tally_view_t& view) {
-    const int f32 = d->transport == MCT_PHANTOM_TRANSPORT_F32;
+    const int f32 = d->v.transport == MCT_PHANTOM_TRANSPORT_F32;
     if (view.dtype == MCT_DTYPE_F32)
         return f32 ? persistent_grid<float, float>(d, view) : persistent_grid<double, float>(d, view);
     return f32 ? persistent_grid<float, double>(d, view) : persistent_grid<double, double>(d, view);
 }
 
-static int64_t device_tally_threads(void* ctx) {
+static int64_t device_tally_threads(void* ctx, int64_t chunk) {
+    (void)chunk; /* a persistent grid, whatever the chunk */
     const phantom_device_t* d = (const phantom_device_t*)ctx;
-    /* Replicas are reserved before the first view; the grid only depends on
-     * the kernel's registers and the block size here (no shared bins). */
+    /* Replicas are reserved before the first view: the grid is sized for a
+     * view of the tally's own type, method and bins, which set the kernel
+     * instance and its shared memory. */
     mct_tally_view_t v = {};
-    v.dtype = MCT_DTYPE_F64;
-    v.method = MCT_METHOD_REPLICATED;
+    v.dtype = d->desc.dtype;
+    v.method = d->desc.method;
+    v.nbins = d->desc.bins;
+    v.fixed_frac_bits = d->desc.fixed_frac_bits;
     return (int64_t)grid_for(d, v) * d->block;
 }
 
-static mct_status_t device_run_chunk(void* ctx, uint64_t first, int64_t n, mct_tally_t tally) {
+static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
     phantom_device_t* d = (phantom_device_t*)ctx;
     mct_tally_view_t view;
     mct_status_t st = mct_tally_view(tally, &view);
@@ -113,21 +105,25 @@ static mct_status_t device_run_chunk(void* ctx, uint64_t first, int64_t n, mct_t
     int grid = grid_for(d, view);
     const int64_t needed = (n + d->block - 1) / d->block;
     if (needed < grid) grid = (int)needed;
-    if (d->transport == MCT_PHANTOM_TRANSPORT_F32)
-        mct__phantom_launch<float>(d->tb32, d->g32, first, n, view, d->discard, d->counters, grid, d->block, 0);
+    if (d->v.transport == MCT_PHANTOM_TRANSPORT_F32)
+        mct__phantom_launch<float>(d->v.tb32, d->v.g32, (uint64_t)first, n, view, d->discard, d->counters, grid,
+                                   d->block, d->stream);
     else
-        mct__phantom_launch<double>(d->tb64, d->g64, first, n, view, d->discard, d->counters, grid, d->block, 0);
+        mct__phantom_launch<double>(d->v.tb64, d->v.g64, (uint64_t)first, n, view, d->discard, d->counters, grid,
+                                    d->block, d->stream);
     /* Wait here, so the driver's transport time is the kernel's, not the launch's. */
     cudaError_t err = cudaPeekAtLastError();
-    if (!err) err = cudaStreamSynchronize(0);
-    return status_of(err);
+    if (!err) err = cudaStreamSynchronize(d->stream);
+    return sim_status_of(err);
 }
 
-static mct_status_t device_counters(void* ctx, mct_phantom_counters_t* out) {
+static mct_status_t device_counters(void* ctx, void* totals) {
     const phantom_device_t* d = (const phantom_device_t*)ctx;
+    mct_phantom_counters_t* out = (mct_phantom_counters_t*)totals;
     mct__phantom_device_counters_t c;
-    cudaError_t err = cudaMemcpy(&c, d->counters, sizeof c, cudaMemcpyDeviceToHost);
-    if (err) return status_of(err);
+    cudaError_t err = cudaMemcpyAsync(&c, d->counters, sizeof c, cudaMemcpyDeviceToHost, d->stream);
+    if (!err) err = cudaStreamSynchronize(d->stream);
+    if (err) return sim_status_of(err);
     out->escaped = c.escaped;
     out->scored = c.scored;
     out->uncollided = c.uncollided;
@@ -139,6 +135,6 @@ static mct_status_t device_counters(void* ctx, mct_phantom_counters_t* out) {
     return MCT_STATUS_SUCCESS;
 }
 
-extern "C" const mct__phantom_engine_t MCT__PHANTOM_DEVICE_ENGINE = {
+extern "C" const sim_engine_t MCT__PHANTOM_DEVICE_ENGINE = {
     device_create, device_tally_threads, device_run_chunk, device_counters, device_destroy,
 };

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "phantom.h"
+#include "sim_common.h"
 
 #define MEV_TO_J 1.602176634e-13
 
@@ -16,6 +17,24 @@ void mct_phantom_dose_gy(const mct_phantom_params_t* p, const double* mean_mev, 
     const double dx = p->size_cm / p->voxels;
     const double mass_kg = dx * dx * dx * 1.0e-3; /* water, 1 g/cm3 */
     for (int64_t k = 0; k < nbins; ++k) dose_gy[k] = mean_mev[k] * MEV_TO_J / mass_kg;
+}
+
+mct_status_t mct_phantom_max_voxel(const mct_phantom_params_t* p, const double* grid, mct_phantom_voxel_t* out) {
+    if (!p || !grid || !out) return MCT_STATUS_NULL_POINTER;
+    if (p->voxels < 1) return MCT_STATUS_INVALID_VALUE;
+    const int64_t n = p->voxels, bins = n * n * n;
+    int64_t k = 0;
+    for (int64_t i = 1; i < bins; ++i)
+        if (grid[i] > grid[k]) k = i;
+    const int64_t ix = k % n, iy = k / n % n, iz = k / (n * n);
+    const double dx_mm = 10.0 * p->size_cm / n;
+    out->voxel = k;
+    out->index[0] = ix, out->index[1] = iy, out->index[2] = iz;
+    out->center_mm[0] = -5.0 * p->size_cm + (ix + 0.5) * dx_mm;
+    out->center_mm[1] = -5.0 * p->size_cm + (iy + 0.5) * dx_mm;
+    out->center_mm[2] = (iz + 0.5) * dx_mm;
+    out->value = grid[k];
+    return MCT_STATUS_SUCCESS;
 }
 
 /* ---- Depth dose ------------------------------------------------------------ */
@@ -48,20 +67,16 @@ mct_status_t mct_phantom_depth_dose(const mct_phantom_params_t* p, const mct_pha
     for (int z = 0; z < n; ++z) {
         double sum = 0.0;
         for (int64_t b = 0; b < nb; ++b) sum += r->slab_batch_mev[b * n + z];
-        const double mean = sum / total;
-        /* Batch method with batches weighted by their histories: the spread of
-         * the batch means around the mean, over (B - 1), per total weight. */
-        double ss = 0.0;
-        for (int64_t b = 0; b < nb; ++b) {
-            const double h = (double)r->batch_histories[b];
-            const double m = r->slab_batch_mev[b * n + z] / h - mean;
-            ss += h * m * m;
-        }
         out->depth_cm[z] = (z + 0.5) * dz;
-        out->mev[z] = mean;
-        out->err[z] = nb > 1 ? sqrt(ss / ((double)(nb - 1) * total)) : NAN;
+        out->mev[z] = sum / total;
+        out->err[z] = sim_batch_error(r->slab_batch_mev + z, n, r->batch_histories, nb, sum, total);
     }
     return MCT_STATUS_SUCCESS;
+}
+
+void mct_phantom_reference_ranges(double energy_MeV, double* r50_cm, double* rp_cm) {
+    *r50_cm = energy_MeV / 2.33;
+    *rp_cm = (-1.98 + sqrt(1.98 * 1.98 + 4.0 * 0.0025 * (energy_MeV - 0.22))) / (2.0 * 0.0025);
 }
 
 mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_ranges_t* out) {

@@ -3,21 +3,20 @@
  * the statistics of the total, and the bin-by-bin comparison with a host
  * reference summed in long double. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scatter.h"
 #include "scatter_engine.h"
-#include "sim_batches.h"
 #include "sim_common.h"
 
-/* Values per engine call (chunk x width doubles): 64 MiB on the host, 1 GiB on
- * a GPU; under the emulation the add kernels are slow, so smaller calls keep
- * the progress moving. */
-#define SCATTER_VALUES_CPU (INT64_C(1) << 23)
-#define SCATTER_VALUES_EMULATED (INT64_C(1) << 18)
-#define SCATTER_VALUES_CUDA (INT64_C(1) << 27)
 /* Particles per pass of the host reference. */
+/* The defaults of the pattern (uniform) and the check (auto) are 0. */
+void mct_scatter_params_init(mct_scatter_params_t* p) {
+    if (p) mct_sim_params_defaults(&mct_scatter_param_table, p, sizeof *p);
+}
+
 #define SCATTER_REFERENCE_CHUNK (INT64_C(1) << 20)
 
 static const char* const pattern_names[MCT_SCATTER_PATTERN_COUNT] = {"uniform", "sorted", "hot"};
@@ -36,21 +35,23 @@ mct_status_t mct_scatter_pattern_from_name(const char* name, mct_scatter_pattern
     return MCT_STATUS_INVALID_VALUE;
 }
 
-void mct_scatter_params_init(mct_scatter_params_t* p) {
-    if (!p) return;
-    *p = (mct_scatter_params_t){0};
-    p->n = 1000000;
-    p->bins = 1000;
-    p->width = 1;
-    p->pattern = MCT_SCATTER_UNIFORM;
-    p->seed = 1;
-    p->batches = 10;
-    p->check = MCT_SCATTER_CHECK_AUTO;
-}
+#define SCATTER_PARAM(key, type, field) key, MCT_SIM_PARAM_##type, offsetof(mct_scatter_params_t, field)
+
+static const mct_sim_param_t scatter_params[] = {
+    {SCATTER_PARAM("n", I64, n), 1.0, INFINITY, 0, 1e6, "particles"},
+    {SCATTER_PARAM("bins", I64, bins), 1.0, 0x1p31, MCT_SIM_PARAM_FILE, 1000.0, "cells"},
+    {SCATTER_PARAM("width", INT, width), 1.0, MCT_SCATTER_MAX_WIDTH, MCT_SIM_PARAM_FILE, 1.0, "components per particle"},
+    {SCATTER_PARAM("batches", I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {SCATTER_PARAM("seed", U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {SCATTER_PARAM("chunk", I64, chunk), 1.0, INFINITY, MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_ZERO_UNSET, 0.0,
+     "particles per add"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_scatter_param_table, "scatter", scatter_params);
 
 static int params_valid(const mct_scatter_params_t* p) {
-    if (p->batches < 1 || p->n < p->batches || p->bins < 1 || p->width < 1 || p->width > MCT_SCATTER_MAX_WIDTH ||
-        p->chunk < 0 || (unsigned)p->pattern >= MCT_SCATTER_PATTERN_COUNT || (unsigned)p->check > MCT_SCATTER_CHECK_NEVER)
+    if (mct_sim_params_check(&mct_scatter_param_table, p, NULL) || p->n < p->batches ||
+        (unsigned)p->pattern >= MCT_SCATTER_PATTERN_COUNT || (unsigned)p->check > MCT_SCATTER_CHECK_NEVER)
         return 0;
     if (p->bins > (INT64_C(1) << 31) / p->width) return 0;
     /* The sorted keys are floor(i B / n) in 64-bit integers. */
@@ -97,43 +98,13 @@ double mct_scatter_bin_bound(const mct_tally_desc_t* d, int64_t count, double su
     return bound + m * 0x1p-64 * s;
 }
 
-static int64_t default_chunk(mct_backend_t backend, int width) {
-    const int64_t values = backend == MCT_BACKEND_CUDA       ? SCATTER_VALUES_CUDA
-                           : backend == MCT_BACKEND_EMULATED ? SCATTER_VALUES_EMULATED
-                                                             : SCATTER_VALUES_CPU;
-    return values / width > 0 ? values / width : 1;
-}
-
-static const mct__scatter_engine_t* engine_for(mct_backend_t backend) {
-    switch (backend) {
-    case MCT_BACKEND_CPU:
-    case MCT_BACKEND_EMULATED: return &mct__scatter_engine_host;
-#if MCT_HAVE_CUDA
-    case MCT_BACKEND_CUDA: return &mct__scatter_engine_cuda;
-#endif
-    default: return NULL;
-    }
-}
-
-/* One chunk through the engine, in the shape the shared batch loop calls. */
-typedef struct {
-    const mct__scatter_engine_t* e;
-    void* ctx;
-    const mct_scatter_params_t* p;
-    mct_tally_t tally;
-} scatter_run_t;
-
-static mct_status_t scatter_chunk(void* run, int64_t first, int64_t n) {
-    const scatter_run_t* r = run;
-    return r->e->run_chunk(r->ctx, r->p, first, n, r->tally);
-}
-
-static mct_status_t run_batches(const mct__scatter_engine_t* e, void* ctx, const mct_scatter_params_t* p,
-                                int64_t chunk, int flush_chunks, mct_tally_t tally) {
-    scatter_run_t r = {e, ctx, p, tally};
-    const mct__sim_batches_t run = {scatter_chunk, NULL, &r, flush_chunks, p->progress, p->progress_ctx};
-    return mct__sim_run_batches(&run, tally, p->n, p->batches, chunk);
-}
+/* The host engine serves both backends whose memory is the host's. Values
+ * per engine call (chunk x width doubles): 64 MiB on the host, 1 GiB on a
+ * GPU; under the emulation the add kernels are slow, so smaller calls keep
+ * the progress moving. */
+static const sim_engine_set_t scatter_engines = {
+    &mct__scatter_engine_host, INT64_C(1) << 23, &mct__scatter_engine_host, INT64_C(1) << 18,
+    SIM_CUDA_ENGINE(&mct__scatter_engine_cuda, INT64_C(1) << 27)};
 
 /* The exact-as-possible sums of every bin and the number of values in each
  * cell, from the same inputs, serially in long double. */
@@ -196,29 +167,19 @@ static void fill_totals(const mct_scatter_params_t* p, const double* sums, doubl
     out->check_passed = 1;
 }
 
-static int64_t run_chunk_size(const mct_scatter_params_t* p, const mct_tally_desc_t* d) {
-    const int64_t chunk = p->chunk > 0 ? p->chunk : default_chunk(d->backend, p->width);
-    return mct__sim_chunk(chunk, p->n, p->batches, d, p->width);
-}
-
 mct_status_t mct_scatter_run(const mct_scatter_params_t* p, mct_tally_t tally, mct_scatter_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_scatter_check(p, tally);
-    if (st) return st;
     mct_tally_desc_t d;
-    mct_tally_get_desc(tally, &d);
-    const mct__scatter_engine_t* e = engine_for(d.backend);
-    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    const int64_t chunk = run_chunk_size(p, &d);
+    mct_status_t st = sim_run_start(out, mct_scatter_check(p, tally), tally, &d);
+    if (st) return st;
     double* sums = malloc((size_t)(p->bins * p->width) * sizeof *sums);
     if (!sums) return MCT_STATUS_OUT_OF_MEMORY;
 
     *out = (mct_scatter_result_t){0};
     const double t0 = mct__sim_now_seconds();
-    void* ctx = NULL;
-    st = e->create(&ctx, chunk, p->width, d.device);
-    if (!st) st = run_batches(e, ctx, p, chunk, d.method == MCT_METHOD_SORT_REDUCE, tally);
-    e->destroy(ctx);
+    sim_run_t run = {.engines = &scatter_engines, .problem = p, .tally = tally, .histories = p->n,
+                     .batches = p->batches, .chunk = p->chunk, .values_per_history = p->width,
+                     .progress = p->progress, .progress_ctx = p->progress_ctx};
+    st = sim_run(&run);
     if (!st) st = mct_tally_sums(tally, sums);
     if (!st) fill_totals(p, sums, mct__sim_now_seconds() - t0, out);
     const int check = p->check == MCT_SCATTER_CHECK_ALWAYS ||

@@ -23,6 +23,7 @@
 
 #include "mctally/mct_tally.h"
 #include "scatter_inputs.h"
+#include "sim_params.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,11 @@ typedef struct {
     double seconds;            /**< wall time of the run, without the reference */
     double updates_per_second;
 } mct_scatter_result_t;
+
+/** The ranges and defaults of the numeric parameters (sim_params.h): n,
+ * bins, width, batches, seed and chunk, and the problem file's [scatter] keys. A
+ * tally's bins bound bins x width as well (2^31). */
+extern const mct_sim_param_table_t mct_scatter_param_table;
 
 /** Defaults: 10^6 particles, 1000 cells, width 1, uniform, seed 1, 10 batches, check AUTO. */
 void mct_scatter_params_init(mct_scatter_params_t* p);

@@ -2,18 +2,9 @@
 /** @file scatter_device.cu  The scatter workload's CUDA engine: a generator
  * kernel writes a chunk's keys and values into device memory (the same
  * numbers as the host, scatter_inputs.h) and mct_tally_add_device_grouped adds
- * them. Both run on the legacy default stream, in order. */
-#include <stdlib.h>
-
-#include "mctally/device/mct_launch.cuh"
+ * them. Both run on the tally's stream, in order. */
 #include "scatter_engine.h"
-
-typedef struct {
-    uint32_t* keys;
-    double* values;
-    int64_t chunk; /* the values' stride */
-    int sms;
-} scatter_device_t;
+#include "sim_device.cuh"
 
 /** Keys and values of particles [first, first + n): one thread per particle,
  * grid-stride; value c of particle i at values[c * stride + i] (coalesced). */
@@ -26,49 +17,25 @@ static __global__ void mct_scatter_generate_kernel(mct_scatter_params_t p, uint6
     }
 }
 
-static mct_status_t status_of(cudaError_t err) {
-    if (err == cudaSuccess) return MCT_STATUS_SUCCESS;
-    return err == cudaErrorMemoryAllocation ? MCT_STATUS_OUT_OF_MEMORY : MCT_STATUS_CUDA_ERROR;
+/* A chunk's keys (u32) and values (width doubles each) in buf[0] and buf[1]. */
+static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
+    const size_t width = (size_t)((const mct_scatter_params_t*)a->problem)->width;
+    return sim_device_buffers_create(ctx, a, sizeof(uint32_t), width * sizeof(double));
 }
 
-static void device_destroy(void* ctx) {
-    scatter_device_t* d = (scatter_device_t*)ctx;
-    if (!d) return;
-    cudaFree(d->keys);
-    cudaFree(d->values);
-    free(d);
-}
-
-static mct_status_t device_create(void** ctx, int64_t chunk, int width, int device) {
-    scatter_device_t* d = (scatter_device_t*)calloc(1, sizeof *d);
-    *ctx = d;
-    if (!d) return MCT_STATUS_OUT_OF_MEMORY;
-    d->chunk = chunk;
-    cudaDeviceProp prop;
-    cudaError_t err = cudaSetDevice(device);
-    if (!err) err = cudaGetDeviceProperties(&prop, device);
-    if (!err) err = cudaMalloc((void**)&d->keys, (size_t)chunk * sizeof(uint32_t));
-    if (!err) err = cudaMalloc((void**)&d->values, (size_t)chunk * (size_t)width * sizeof(double));
-    if (err) {
-        cudaGetLastError();
-        return status_of(err);
-    }
-    d->sms = prop.multiProcessorCount;
-    return MCT_STATUS_SUCCESS;
-}
-
-static mct_status_t device_run_chunk(void* ctx, const mct_scatter_params_t* p, int64_t first, int64_t n,
-                                     mct_tally_t tally) {
-    scatter_device_t* d = (scatter_device_t*)ctx;
-    mct_scatter_params_t args = *p;
+static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
+    const sim_buffers_t* d = (const sim_buffers_t*)ctx;
+    mct_scatter_params_t args = *(const mct_scatter_params_t*)d->problem;
     args.progress = NULL, args.progress_ctx = NULL; /* host pointers stay on the host */
+    uint32_t* keys = (uint32_t*)d->buf[0];
+    double* values = (double*)d->buf[1];
     const int64_t need = (n + 255) / 256, full = (int64_t)d->sms * 8;
-    MCT_LAUNCH(mct_scatter_generate_kernel, (unsigned)(need < full ? need : full), 256, 0, 0, args, (uint64_t)first,
-               n, d->keys, d->values, d->chunk);
-    mct_status_t st = status_of(cudaPeekAtLastError());
-    return st ? st : mct_tally_add_device_grouped(tally, d->keys, d->values, n, p->width, d->chunk);
+    MCT_LAUNCH(mct_scatter_generate_kernel, (unsigned)(need < full ? need : full), 256, 0, (cudaStream_t)d->stream,
+               args, (uint64_t)first, n, keys, values, d->chunk);
+    mct_status_t st = sim_status_of(cudaPeekAtLastError());
+    return st ? st : mct_tally_add_device_grouped(tally, keys, values, n, args.width, d->chunk);
 }
 
-extern "C" const mct__scatter_engine_t mct__scatter_engine_cuda = {
-    device_create, device_run_chunk, device_destroy,
+extern "C" const sim_engine_t mct__scatter_engine_cuda = {
+    device_create, NULL, device_run_chunk, NULL, sim_device_buffers_destroy,
 };

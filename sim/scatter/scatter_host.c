@@ -3,15 +3,7 @@
  * memory is the host's (cpu and emulated): OpenMP loops write a chunk's keys
  * and values into host arrays, and mct_tally_add_device_grouped adds them
  * with the tally's method on its backend. */
-#include <stdlib.h>
-
 #include "scatter_engine.h"
-
-typedef struct {
-    uint32_t* keys;
-    double* values;
-    int64_t chunk; /* the values' stride */
-} scatter_host_t;
 
 void mct__scatter_generate_host(const mct_scatter_params_t* p, int64_t first, int64_t n, uint32_t* keys,
                                 double* values, int64_t stride) {
@@ -24,32 +16,17 @@ void mct__scatter_generate_host(const mct_scatter_params_t* p, int64_t first, in
     }
 }
 
-static void host_destroy(void* ctx) {
-    scatter_host_t* h = ctx;
-    if (!h) return;
-    free(h->keys);
-    free(h->values);
-    free(h);
+/* A chunk's keys (u32) and values (width doubles each) in buf[0] and buf[1]. */
+static mct_status_t host_create(void** ctx, const sim_engine_args_t* a) {
+    const size_t width = (size_t)((const mct_scatter_params_t*)a->problem)->width;
+    return sim_host_buffers_create(ctx, a, sizeof(uint32_t), width * sizeof(double));
 }
 
-static mct_status_t host_create(void** ctx, int64_t chunk, int width, int device) {
-    (void)device;
-    scatter_host_t* h = calloc(1, sizeof *h);
-    *ctx = h;
-    if (!h) return MCT_STATUS_OUT_OF_MEMORY;
-    h->chunk = chunk;
-    h->keys = malloc((size_t)chunk * sizeof *h->keys);
-    h->values = malloc((size_t)chunk * (size_t)width * sizeof *h->values);
-    return h->keys && h->values ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+static mct_status_t host_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
+    const sim_buffers_t* h = ctx;
+    const mct_scatter_params_t* p = h->problem;
+    mct__scatter_generate_host(p, first, n, h->buf[0], h->buf[1], h->chunk);
+    return mct_tally_add_device_grouped(tally, h->buf[0], h->buf[1], n, p->width, h->chunk);
 }
 
-static mct_status_t host_run_chunk(void* ctx, const mct_scatter_params_t* p, int64_t first, int64_t n,
-                                   mct_tally_t tally) {
-    scatter_host_t* h = ctx;
-    mct__scatter_generate_host(p, first, n, h->keys, h->values, h->chunk);
-    return mct_tally_add_device_grouped(tally, h->keys, h->values, n, p->width, h->chunk);
-}
-
-const mct__scatter_engine_t mct__scatter_engine_host = {
-    host_create, host_run_chunk, host_destroy,
-};
+const sim_engine_t mct__scatter_engine_host = {host_create, NULL, host_run_chunk, NULL, sim_host_buffers_destroy};

@@ -3,36 +3,36 @@
  * chunks, and the statistics of the result. The deposits are made by the
  * engines (tally_only_cpu.c, tally_only_device.cu). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "tally_only.h"
 #include "tally_only_engine.h"
-#include "sim_batches.h"
 #include "sim_common.h"
 
-/* Deposits per engine call. The CPU engine keeps a chunk's deposits in host
- * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
- * batch is one launch there (the emulated one, smaller launches for progress). */
-#define TALLY_ONLY_CHUNK_CPU (INT64_C(1) << 20)
-#define TALLY_ONLY_CHUNK_EMULATED (INT64_C(1) << 18)
-#define TALLY_ONLY_CHUNK_CUDA (INT64_C(1) << 50)
-
+/* The launch's default, Liu's, is 0. */
 void mct_tally_only_params_init(mct_tally_only_params_t* p) {
-    if (!p) return;
-    *p = (mct_tally_only_params_t){0};
-    p->particles = 1000000;
-    p->collisions = 10;
-    p->bins = 8;
-    p->mean_energy = 0.1;
-    p->seed = 1;
-    p->batches = 10;
-    p->launch = MCT_TALLY_ONLY_LAUNCH_PAPER;
+    if (p) mct_sim_params_defaults(&mct_tally_only_param_table, p, sizeof *p);
 }
 
+#define TALLY_ONLY_PARAM(key, type, field) key, MCT_SIM_PARAM_##type, offsetof(mct_tally_only_params_t, field)
+
+static const mct_sim_param_t tally_only_params[] = {
+    {TALLY_ONLY_PARAM("particles", I64, particles), 1.0, INFINITY, 0, 1e6, NULL},
+    {TALLY_ONLY_PARAM("bins", I64, bins), 1.0, 0x1p31, MCT_SIM_PARAM_FILE, 8.0, NULL},
+    {TALLY_ONLY_PARAM("collisions", INT, collisions), 1.0, 1e6, MCT_SIM_PARAM_FILE, 10.0, NULL},
+    /* The kernels use the mean as a float: 1e30 keeps it finite. */
+    {TALLY_ONLY_PARAM("mean_energy_MeV", F64, mean_energy), 0.0, 1e30, MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_MIN_OPEN,
+     0.1, "MeV"},
+    {TALLY_ONLY_PARAM("batches", I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
+    {TALLY_ONLY_PARAM("seed", U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},
+    {TALLY_ONLY_PARAM("chunk", I64, chunk), 1.0, INFINITY, MCT_SIM_PARAM_ZERO_UNSET, 0.0, "particles per engine call"},
+};
+
+MCT_SIM_PARAM_TABLE(mct_tally_only_param_table, "tally_only", tally_only_params);
+
 static int params_valid(const mct_tally_only_params_t* p) {
-    return p->batches >= 1 && p->particles >= p->batches && p->collisions >= 1 && p->collisions <= 1000000 &&
-           p->bins >= 1 && p->bins <= (INT64_C(1) << 31) && isfinite(p->mean_energy) && p->mean_energy > 0.0 &&
-           p->mean_energy <= 1e30 && p->chunk >= 0 &&
+    return !mct_sim_params_check(&mct_tally_only_param_table, p, NULL) && p->particles >= p->batches &&
            (p->launch == MCT_TALLY_ONLY_LAUNCH_PAPER || p->launch == MCT_TALLY_ONLY_LAUNCH_FULL);
 }
 
@@ -46,17 +46,12 @@ mct_status_t mct_tally_only_check(const mct_tally_only_params_t* p, mct_tally_t 
     return MCT_STATUS_SUCCESS;
 }
 
-static const mct__tally_only_engine_t* engine_for(mct_backend_t backend, int64_t* chunk) {
-    switch (backend) {
-    case MCT_BACKEND_CPU: *chunk = TALLY_ONLY_CHUNK_CPU; return &mct__tally_only_engine_cpu;
-    case MCT_BACKEND_EMULATED: *chunk = TALLY_ONLY_CHUNK_EMULATED; return &mct__tally_only_engine_emulated;
-#if MCT_HAVE_CUDA
-    case MCT_BACKEND_CUDA: *chunk = TALLY_ONLY_CHUNK_CUDA; return &mct__tally_only_engine_cuda;
-#endif
-    default: return NULL;
-    }
-}
-
+/* Deposits per engine call. The CPU engine keeps a chunk's deposits in host
+ * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
+ * batch is one launch there (the emulated one, smaller launches for progress). */
+static const sim_engine_set_t tally_only_engines = {
+    &mct__tally_only_engine_cpu, INT64_C(1) << 20, &mct__tally_only_engine_emulated, INT64_C(1) << 18,
+    SIM_CUDA_ENGINE(&mct__tally_only_engine_cuda, INT64_C(1) << 50)};
 
 /* The tally's running total over all bins. */
 static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins, double* total) {
@@ -68,53 +63,24 @@ static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins,
     return MCT_STATUS_SUCCESS;
 }
 
-/* One chunk through the engine, and after each batch its total (the
- * difference of running totals) and size, for the batch statistics. */
+/* After each batch, its total (the difference of running totals) and its
+ * size, for the batch statistics. */
 typedef struct {
-    const mct__tally_only_engine_t* e;
-    void* ctx;
-    const mct_tally_only_params_t* p;
     mct_tally_t tally;
+    int64_t bins;
     double *sums, *batch_total, before;
     int64_t* batch_size;
-} tally_only_run_t;
+} batch_totals_t;
 
-static mct_status_t tally_only_chunk(void* run, int64_t first, int64_t n) {
-    const tally_only_run_t* r = run;
-    return r->e->run_chunk(r->ctx, r->p, first, n, r->tally);
-}
-
-static mct_status_t tally_only_batch_done(void* run, int64_t b, int64_t histories) {
-    tally_only_run_t* r = run;
+static mct_status_t record_batch(void* ctx, int64_t b, int64_t histories) {
+    batch_totals_t* r = ctx;
     double after = 0.0;
-    mct_status_t st = running_total(r->tally, r->sums, r->p->bins, &after);
+    mct_status_t st = running_total(r->tally, r->sums, r->bins, &after);
     if (st) return st;
     r->batch_total[b] = after - r->before;
     r->batch_size[b] = histories;
     r->before = after;
     return MCT_STATUS_SUCCESS;
-}
-
-static mct_status_t run_batches(const mct__tally_only_engine_t* e, void* ctx, const mct_tally_only_params_t* p,
-                                int64_t chunk, int flush_chunks, mct_tally_t tally, double* sums, double* batch_total,
-                                int64_t* batch_size) {
-    tally_only_run_t r = {e, ctx, p, tally, sums, batch_total, 0.0, batch_size};
-    const mct__sim_batches_t run = {tally_only_chunk, tally_only_batch_done, &r, flush_chunks, p->progress,
-                                    p->progress_ctx};
-    return mct__sim_run_batches(&run, tally, p->particles, p->batches, chunk);
-}
-
-/* Standard error of the total from the spread of the batch totals per
- * particle (weighted by batch size, as the tally's own statistics). */
-static double batch_std_error(const double* t, const int64_t* n, int64_t batches, double total, double particles) {
-    if (batches < 2) return NAN;
-    const double mean = total / particles;
-    double ss = 0.0;
-    for (int64_t b = 0; b < batches; ++b) {
-        const double d = t[b] / (double)n[b] - mean;
-        ss += (double)n[b] * d * d;
-    }
-    return particles * sqrt(ss / ((double)(batches - 1) * particles));
 }
 
 /* Probability that a collision scores in bin k: the number of 32-bit words w
@@ -153,44 +119,30 @@ static void fill_result(const mct_tally_only_params_t* p, const double* sums, do
     out->updates_per_second = deposits / seconds;
 }
 
-static mct_status_t run_engine(const mct__tally_only_engine_t* e, const mct_tally_only_params_t* p,
-                               const mct_tally_desc_t* d, int64_t chunk, mct_tally_t tally, double* sums,
-                               double* batch_total, int64_t* batch_size) {
-    void* ctx = NULL;
-    mct_status_t st = e->create(&ctx, p, chunk, d->device);
-    if (!st && d->method == MCT_METHOD_REPLICATED) st = mct__sim_reserve_replicas(tally, e->tally_threads(ctx, p));
-    if (!st)
-        st = run_batches(e, ctx, p, chunk, d->method == MCT_METHOD_SORT_REDUCE, tally, sums, batch_total, batch_size);
-    e->destroy(ctx);
-    return st;
-}
-
 mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t tally, mct_tally_only_result_t* out) {
-    if (!out) return MCT_STATUS_NULL_POINTER;
-    mct_status_t st = mct_tally_only_check(p, tally);
-    if (st) return st;
     mct_tally_desc_t d;
-    mct_tally_get_desc(tally, &d);
-    int64_t chunk = 0;
-    const mct__tally_only_engine_t* e = engine_for(d.backend, &chunk);
-    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    chunk = chunk / p->collisions > 0 ? chunk / p->collisions : 1; /* in particles */
-    if (p->chunk > 0) chunk = p->chunk;
-    chunk = mct__sim_chunk(chunk, p->particles, p->batches, &d, p->collisions);
-
+    mct_status_t st = sim_run_start(out, mct_tally_only_check(p, tally), tally, &d);
+    if (st) return st;
     const double t0 = mct__sim_now_seconds();
-    double* sums = malloc((size_t)p->bins * sizeof *sums);
-    double* batch_total = malloc((size_t)p->batches * sizeof *batch_total);
-    int64_t* batch_size = malloc((size_t)p->batches * sizeof *batch_size);
-    st = sums && batch_total && batch_size ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
-    if (!st) st = run_engine(e, p, &d, chunk, tally, sums, batch_total, batch_size);
+    batch_totals_t bt = {tally, p->bins, malloc((size_t)p->bins * sizeof(double)),
+                         malloc((size_t)p->batches * sizeof(double)), 0.0, malloc((size_t)p->batches * sizeof(int64_t))};
+    st = bt.sums && bt.batch_total && bt.batch_size ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    /* The engine's default chunk counts deposits; a chunk counts particles. */
+    sim_run_t run = {.engines = &tally_only_engines, .problem = p, .tally = tally, .histories = p->particles,
+                     .batches = p->batches, .chunk = p->chunk, .values_per_history = p->collisions,
+                     .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch, .batch_ctx = &bt,
+                     .progress = p->progress, .progress_ctx = p->progress_ctx};
+    if (!st) st = sim_run(&run);
     double total = 0.0;
-    if (!st) st = running_total(tally, sums, p->bins, &total);
-    if (!st)
-        fill_result(p, sums, total, batch_std_error(batch_total, batch_size, p->batches, total, (double)p->particles),
-                    mct__sim_now_seconds() - t0, out);
-    free(sums);
-    free(batch_total);
-    free(batch_size);
+    if (!st) st = running_total(tally, bt.sums, p->bins, &total);
+    if (!st) {
+        /* The total's standard error: particles times that of the mean per particle. */
+        const double particles = (double)p->particles;
+        const double se = particles * sim_batch_error(bt.batch_total, 1, bt.batch_size, p->batches, total, particles);
+        fill_result(p, bt.sums, total, se, mct__sim_now_seconds() - t0, out);
+    }
+    free(bt.sums);
+    free(bt.batch_total);
+    free(bt.batch_size);
     return st;
 }

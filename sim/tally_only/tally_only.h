@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_params.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +59,11 @@ typedef struct {
     double seconds;         /**< wall time of the whole run */
     double updates_per_second;
 } mct_tally_only_result_t;
+
+/** The ranges and defaults of the numeric parameters (sim_params.h): every
+ * numeric field (mean_energy under the problem file's key,
+ * mean_energy_MeV), and the problem file's [tally_only] keys. */
+extern const mct_sim_param_table_t mct_tally_only_param_table;
 
 /** Defaults: 1e6 particles, 10 collisions, 8 bins, 0.1 MeV, seed 1, 10 batches, paper launch. */
 void mct_tally_only_params_init(mct_tally_only_params_t* p);

@@ -12,7 +12,7 @@
  * Energy: exponential with mean `mean`, E = -mean ln u, u uniform on (0, 1).
  * It is an input the problem samples, not a result, so it is computed in float
  * with a short polynomial logarithm (relative error below 2^-23 for every u
- * this generator yields, measured over all 2^23 of them; the mean of -ln u
+ * this generator yields, checked over all 2^23 of them; the mean of -ln u
  * over them is 1 - 4e-8, from the discrete u). Each operation is a
  * single correctly rounded float operation (explicit fmaf, and products and
  * sums the compiler may not contract on the device), so the energy has the

@@ -165,6 +165,12 @@ mct_status_t mct_tally_set_stream(mct_tally_t t, void* stream) {
     return MCT_STATUS_SUCCESS;
 }
 
+mct_status_t mct_tally_get_stream(mct_tally_t t, void** stream) {
+    if (!t || !stream) return MCT_STATUS_NULL_POINTER;
+    *stream = t->stream;
+    return MCT_STATUS_SUCCESS;
+}
+
 mct_status_t mct_tally_max_replicas(mct_tally_t t, double fraction, int64_t* out) {
     if (!t || !out) return MCT_STATUS_NULL_POINTER;
     if (!(fraction > 0.0 && fraction <= 1.0)) return MCT_STATUS_INVALID_VALUE;

@@ -9,8 +9,9 @@ usage: check_phantom_result.py RESULT.json
   tally fixes): there the balance is checked on the energy handed to the tally
   (scored_MeV), and the tally's own loss against it is reported;
 - electron beams with a resolved fall-off: R50 within 5 % of E/2.33 and Rp
-  within 5 % of the ICRU 35 relation, each plus 3 standard errors (PHYSICS.md
-  1.2: the relations are for real, slightly spread broad beams); the longest
+  within 5 % of the ICRU 35 relation, each plus 3 standard errors (the
+  relations, ICRU Report 35 and AAPM TG-25, were fitted to real, slightly
+  spread broad beams: mct_phantom_reference_ranges); the longest
   primary path within the engine's restricted range bound is checked in CI;
 - photon beams: uncollided fraction within 4 binomial standard errors of
   exp(-mu L) with XCOM's mu (without coherent)."""

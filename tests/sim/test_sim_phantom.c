@@ -86,7 +86,7 @@ static void test_energy_balance(void) {
 
 /* The range table: with no hard events (thresholds above the beam) it is the
  * integral of ESTAR's total stopping power, which must reproduce ESTAR's own
- * CSDA column (the table's integral agrees with it to 0.03 %, PHYSICS.md 2.4). */
+ * CSDA column (to 0.3 %, room for the table's interpolation). */
 static void test_range_table(void) {
     mct_phantom_params_t p = small(10, 10);
     p.delta_threshold_MeV = p.brems_threshold_MeV = 2000.0;
@@ -129,12 +129,12 @@ static void test_csda_bound(void) {
 }
 
 /* R50 and Rp of the laterally integrated depth dose (100^3 voxels, 4 mm
- * slabs) against the broad-beam relations of PHYSICS.md 1.2: R50 = 20/2.33 =
- * 8.58 cm (ICRU 35, TG-25) and Rp = 9.87 cm (E = 0.22 + 1.98 Rp + 0.0025 Rp^2).
- * Tolerance: 5 % of the reference, the spread PHYSICS.md accepts because the
- * relations were fitted to real, slightly spread accelerator beams (and a
- * monoenergetic beam without air sits within a few percent), plus 3 standard
- * errors of the estimate at CI's history count. */
+ * slabs) against the broad-beam relations (ICRU Report 35, AAPM TG-25;
+ * mct_phantom_reference_ranges): R50 = 20/2.33 = 8.58 cm and Rp = 9.87 cm
+ * (E = 0.22 + 1.98 Rp + 0.0025 Rp^2). Tolerance: 5 % of the reference,
+ * because the relations were fitted to real, slightly spread accelerator
+ * beams (and a monoenergetic beam without air sits within a few percent),
+ * plus 3 standard errors of the estimate at CI's history count. */
 static void test_r50_rp(void) {
     mct_phantom_params_t p = small(100, 4000);
     p.batches = 10;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,156 +90,133 @@ static int set_tally(load_ctx_t* c, const char* key, const char* value) {
     return fail(c, "tally", key, value, "unknown key (known: method, dtype)");
 }
 
-static int set_escape(load_ctx_t* c, const char* key, const char* value) {
-    mct_escape_params_t* e = &c->cfg->escape;
-    int64_t v;
-    if (!strcmp(key, "thickness_m"))
-        return mct_cli_parse_f64(value, 0.0, &e->thickness_m) ? fail(c, "escape", key, value, "expected a number >= 0") : 1;
-    if (!strcmp(key, "sigma_per_m")) {
-        if (mct_cli_parse_f64(value, 0.0, &e->sigma_per_m) || e->sigma_per_m <= 0.0)
-            return fail(c, "escape", key, value, "expected a number > 0");
-        return 1;
+/* ---- The problems' sections ---------------------------------------------------
+ * A numeric key is a parameter of the problem's table (sim_params.h) marked
+ * as a problem file's: parsed as its field's type, refused outside its range
+ * with the range in the message. A key that names a choice is listed here. */
+
+/** A key whose value is one of a few names, stored in an enum field. */
+typedef struct {
+    const char* key;
+    size_t offset;          /* of the field in the problem's params struct */
+    const char* names[4];   /* NULL-terminated */
+    int values[4];          /* the field's value for each name */
+    const char* why;        /* the message for another value; NULL: "expected a, b or c" */
+} choice_key_t;
+
+/** A problem's section: its params struct inside the config, its numeric
+ * keys (the table's) and its choices. */
+typedef struct {
+    const char* name;
+    size_t params; /* offset of the params struct in mct_cli_config_t */
+    const mct_sim_param_table_t* table;
+    const choice_key_t* choices;
+} section_t;
+
+/* A choice is stored through an int. */
+_Static_assert(sizeof(mct_escape_launch_t) == sizeof(int) && sizeof(mct_tally_only_launch_t) == sizeof(int) &&
+                   sizeof(mct_phantom_particle_t) == sizeof(int) && sizeof(mct_phantom_mcs_t) == sizeof(int) &&
+                   sizeof(mct_phantom_transport_t) == sizeof(int) && sizeof(mct_scatter_pattern_t) == sizeof(int) &&
+                   sizeof(mct_scatter_check_t) == sizeof(int),
+               "the problems' enumerations have the size of an int");
+
+static const choice_key_t escape_choices[] = {
+    {"launch", offsetof(mct_escape_params_t, launch), {"paper", "full"},
+     {MCT_ESCAPE_LAUNCH_PAPER, MCT_ESCAPE_LAUNCH_FULL}, NULL},
+    {NULL, 0, {NULL}, {0}, NULL}};
+static const choice_key_t phantom_choices[] = {
+    {"particle", offsetof(mct_phantom_params_t, particle), {"electron", "photon"},
+     {MCT_PHANTOM_ELECTRON, MCT_PHANTOM_PHOTON}, NULL},
+    {"mcs", offsetof(mct_phantom_params_t, mcs), {"transport", "highland"},
+     {MCT_PHANTOM_MCS_TRANSPORT, MCT_PHANTOM_MCS_HIGHLAND}, NULL},
+    {"transport", offsetof(mct_phantom_params_t, transport), {"auto", "f64", "f32"},
+     {MCT_PHANTOM_TRANSPORT_AUTO, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_TRANSPORT_F32}, NULL},
+    {NULL, 0, {NULL}, {0}, NULL}};
+static const choice_key_t tally_only_choices[] = {
+    {"launch", offsetof(mct_tally_only_params_t, launch), {"paper", "full"},
+     {MCT_TALLY_ONLY_LAUNCH_PAPER, MCT_TALLY_ONLY_LAUNCH_FULL}, NULL},
+    {NULL, 0, {NULL}, {0}, NULL}};
+static const choice_key_t scatter_choices[] = {
+    {"pattern", offsetof(mct_scatter_params_t, pattern), {"uniform", "sorted", "hot"},
+     {MCT_SCATTER_UNIFORM, MCT_SCATTER_SORTED, MCT_SCATTER_HOT}, "unknown pattern (known: uniform, sorted, hot)"},
+    {"check", offsetof(mct_scatter_params_t, check), {"auto", "yes", "no"},
+     {MCT_SCATTER_CHECK_AUTO, MCT_SCATTER_CHECK_ALWAYS, MCT_SCATTER_CHECK_NEVER}, NULL},
+    {NULL, 0, {NULL}, {0}, NULL}};
+
+static const section_t sections[] = {
+    /* Bossler's photon escape (sim/escape/escape.h). */
+    {"escape", offsetof(mct_cli_config_t, escape), &mct_escape_param_table, escape_choices},
+    /* Liu 2018's water phantom (sim/phantom/phantom.h). */
+    {"phantom", offsetof(mct_cli_config_t, phantom), &mct_phantom_param_table, phantom_choices},
+    /* Liu 2018's test 1 (sim/tally_only/tally_only.h). */
+    {"tally_only", offsetof(mct_cli_config_t, tally_only), &mct_tally_only_param_table, tally_only_choices},
+    /* Westphal's workload (sim/scatter/scatter.h). */
+    {"scatter", offsetof(mct_cli_config_t, scatter), &mct_scatter_param_table, scatter_choices},
+};
+
+/* A numeric key: 1 when stored, 0 after a message. */
+static int set_number(load_ctx_t* c, const section_t* sec, const mct_sim_param_t* p, const char* value,
+                      void* params) {
+    int ok;
+    if (p->type == MCT_SIM_PARAM_F64) {
+        double v = 0.0;
+        ok = !mct_cli_parse_f64(value, -HUGE_VAL, &v) && mct_sim_param_in_range(p, v);
+        if (ok) mct_sim_param_set(p, params, v);
+    } else {
+        const int64_t lo = (int64_t)p->min, hi = p->max >= 0x1p63 ? INT64_MAX : (int64_t)p->max;
+        int64_t v = 0;
+        ok = !mct_cli_parse_i64(value, lo, hi, &v) && mct_sim_param_in_range(p, (double)v);
+        if (ok) mct_sim_param_set_int(p, params, v);
     }
-    if (!strcmp(key, "block_size")) {
-        if (mct_cli_parse_i64(value, 1, 1024, &v)) return fail(c, "escape", key, value, "expected a whole number 1 .. 1024");
-        e->block_size = (int)v;
-        return 1;
-    }
-    if (!strcmp(key, "launch")) {
-        if (!strcmp(value, "paper")) e->launch = MCT_ESCAPE_LAUNCH_PAPER;
-        else if (!strcmp(value, "full")) e->launch = MCT_ESCAPE_LAUNCH_FULL;
-        else return fail(c, "escape", key, value, "expected paper or full");
-        return 1;
-    }
-    return fail(c, "escape", key, value, "unknown key (known: thickness_m, sigma_per_m, block_size, launch)");
+    if (ok) return 1;
+    char range[160], why[200];
+    snprintf(why, sizeof why, "expected %s", mct_sim_param_describe(p, range, sizeof range));
+    return fail(c, sec->name, p->key, value, why);
 }
 
-/* [phantom]: Liu 2018's water phantom (sim/phantom/phantom.h). */
-static int set_phantom_number(load_ctx_t* c, const char* key, const char* value, double* out, double min, double max,
-                              const char* why) {
-    double v;
-    if (mct_cli_parse_f64(value, min, &v) || v > max) return fail(c, "phantom", key, value, why);
-    *out = v;
-    return 1;
-}
-
-static int set_phantom(load_ctx_t* c, const char* key, const char* value) {
-    mct_phantom_params_t* p = &c->cfg->phantom;
-    int64_t v;
-    if (!strcmp(key, "size_cm")) {
-        if (set_phantom_number(c, key, value, &p->size_cm, 0.0, 1e4, "expected a number > 0 (cm)") && p->size_cm > 0.0)
+/* A choice: 1 when stored, 0 after a message ("expected a, b or c"). */
+static int set_choice(load_ctx_t* c, const section_t* sec, const choice_key_t* k, const char* value, void* params) {
+    int n = 0;
+    for (; n < 4 && k->names[n]; ++n)
+        if (!strcmp(value, k->names[n])) {
+            *(int*)((char*)params + k->offset) = k->values[n];
             return 1;
-        return fail(c, "phantom", key, value, "expected a number > 0 (cm)");
+        }
+    if (k->why) return fail(c, sec->name, k->key, value, k->why);
+    char why[200] = "expected ";
+    for (int i = 0; i < n; ++i) {
+        const char* sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+        snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", sep, k->names[i]);
     }
-    if (!strcmp(key, "voxels")) {
-        if (mct_cli_parse_i64(value, 1, 1290, &v)) return fail(c, "phantom", key, value, "expected a whole number 1 .. 1290 (voxels per edge)");
-        p->voxels = (int)v;
-        return 1;
-    }
-    if (!strcmp(key, "energy_MeV"))
-        return set_phantom_number(c, key, value, &p->energy_MeV, 0.0, 1000.0, "expected a beam energy in (0, 1000] MeV");
-    if (!strcmp(key, "particle")) {
-        if (!strcmp(value, "electron")) p->particle = MCT_PHANTOM_ELECTRON;
-        else if (!strcmp(value, "photon")) p->particle = MCT_PHANTOM_PHOTON;
-        else return fail(c, "phantom", key, value, "expected electron or photon");
-        return 1;
-    }
-    if (!strcmp(key, "electron_cutoff_MeV"))
-        return set_phantom_number(c, key, value, &p->electron_cutoff_MeV, 0.0125, 1000.0, "expected a cut-off in [0.0125, 1000] MeV");
-    if (!strcmp(key, "photon_cutoff_MeV"))
-        return set_phantom_number(c, key, value, &p->photon_cutoff_MeV, 0.001, 1000.0, "expected a cut-off in [0.001, 1000] MeV");
-    if (!strcmp(key, "delta_threshold_MeV"))
-        return set_phantom_number(c, key, value, &p->delta_threshold_MeV, 0.0125, 1e9, "expected a threshold >= 0.0125 MeV");
-    if (!strcmp(key, "brems_threshold_MeV"))
-        return set_phantom_number(c, key, value, &p->brems_threshold_MeV, 0.001, 1e9, "expected a threshold >= 0.001 MeV");
-    if (!strcmp(key, "step_fraction")) {
-        if (set_phantom_number(c, key, value, &p->step_fraction, 0.0, 0.5, "expected a fraction in (0, 0.5]") &&
-            p->step_fraction > 0.0)
-            return 1;
-        return fail(c, "phantom", key, value, "expected a fraction in (0, 0.5]");
-    }
-    if (!strcmp(key, "mcs")) {
-        if (!strcmp(value, "transport")) p->mcs = MCT_PHANTOM_MCS_TRANSPORT;
-        else if (!strcmp(value, "highland")) p->mcs = MCT_PHANTOM_MCS_HIGHLAND;
-        else return fail(c, "phantom", key, value, "expected transport or highland");
-        return 1;
-    }
-    if (!strcmp(key, "transport")) {
-        if (!strcmp(value, "auto")) p->transport = MCT_PHANTOM_TRANSPORT_AUTO;
-        else if (!strcmp(value, "f64")) p->transport = MCT_PHANTOM_TRANSPORT_F64;
-        else if (!strcmp(value, "f32")) p->transport = MCT_PHANTOM_TRANSPORT_F32;
-        else return fail(c, "phantom", key, value, "expected auto, f64 or f32");
-        return 1;
-    }
-    if (!strcmp(key, "block_size")) {
-        if (mct_cli_parse_i64(value, 32, 1024, &v)) return fail(c, "phantom", key, value, "expected a whole number 32 .. 1024");
-        p->block_size = (int)v;
-        return 1;
-    }
-    return fail(c, "phantom", key, value,
-                "unknown key (known: size_cm, voxels, energy_MeV, particle, electron_cutoff_MeV, photon_cutoff_MeV, "
-                "delta_threshold_MeV, brems_threshold_MeV, step_fraction, mcs, transport, block_size)");
+    return fail(c, sec->name, k->key, value, why);
 }
 
-/* [tally_only]: Liu 2018's test 1 (sim/tally_only/tally_only.h). */
-static int set_tally_only(load_ctx_t* c, const char* key, const char* value) {
-    mct_tally_only_params_t* p = &c->cfg->tally_only;
-    int64_t v;
-    if (!strcmp(key, "bins"))
-        return mct_cli_parse_i64(value, 1, INT64_C(1) << 31, &p->bins) ? fail(c, "tally_only", key, value, "expected a whole number 1 .. 2^31") : 1;
-    if (!strcmp(key, "collisions")) {
-        if (mct_cli_parse_i64(value, 1, 1000000, &v)) return fail(c, "tally_only", key, value, "expected a whole number 1 .. 1000000");
-        p->collisions = (int)v;
-        return 1;
-    }
-    if (!strcmp(key, "mean_energy_MeV")) {
-        if (mct_cli_parse_f64(value, 0.0, &p->mean_energy) || p->mean_energy <= 0.0 || p->mean_energy > 1e30)
-            return fail(c, "tally_only", key, value, "expected a number in (0, 1e30] (MeV)");
-        return 1;
-    }
-    if (!strcmp(key, "launch")) {
-        if (!strcmp(value, "paper")) p->launch = MCT_TALLY_ONLY_LAUNCH_PAPER;
-        else if (!strcmp(value, "full")) p->launch = MCT_TALLY_ONLY_LAUNCH_FULL;
-        else return fail(c, "tally_only", key, value, "expected paper or full");
-        return 1;
-    }
-    return fail(c, "tally_only", key, value, "unknown key (known: bins, collisions, mean_energy_MeV, launch)");
-}
-
-/* [scatter]: Westphal's workload (sim/scatter/scatter.h). */
-static int set_scatter(load_ctx_t* c, const char* key, const char* value) {
-    mct_scatter_params_t* p = &c->cfg->scatter;
-    int64_t v;
-    if (!strcmp(key, "bins"))
-        return mct_cli_parse_i64(value, 1, INT64_C(1) << 31, &p->bins) ? fail(c, "scatter", key, value, "expected a whole number 1 .. 2^31 (cells)") : 1;
-    if (!strcmp(key, "width")) {
-        if (mct_cli_parse_i64(value, 1, MCT_SCATTER_MAX_WIDTH, &v))
-            return fail(c, "scatter", key, value, "expected a whole number 1 .. 1024 (components per particle)");
-        p->width = (int)v;
-        return 1;
-    }
-    if (!strcmp(key, "pattern"))
-        return mct_scatter_pattern_from_name(value, &p->pattern) ? fail(c, "scatter", key, value, "unknown pattern (known: uniform, sorted, hot)") : 1;
-    if (!strcmp(key, "check")) {
-        if (!strcmp(value, "auto")) p->check = MCT_SCATTER_CHECK_AUTO;
-        else if (!strcmp(value, "yes")) p->check = MCT_SCATTER_CHECK_ALWAYS;
-        else if (!strcmp(value, "no")) p->check = MCT_SCATTER_CHECK_NEVER;
-        else return fail(c, "scatter", key, value, "expected auto, yes or no");
-        return 1;
-    }
-    if (!strcmp(key, "chunk"))
-        return mct_cli_parse_i64(value, 1, INT64_MAX, &p->chunk) ? fail(c, "scatter", key, value, "expected a whole number >= 1 (particles per add)") : 1;
-    return fail(c, "scatter", key, value, "unknown key (known: bins, width, pattern, check, chunk)");
+static int set_section(load_ctx_t* c, const section_t* sec, const char* key, const char* value) {
+    void* params = (char*)c->cfg + sec->params;
+    const mct_sim_param_t* p = mct_sim_param_find(sec->table, key);
+    if (p && (p->flags & MCT_SIM_PARAM_FILE)) return set_number(c, sec, p, value, params);
+    for (const choice_key_t* k = sec->choices; k->key; ++k)
+        if (!strcmp(key, k->key)) return set_choice(c, sec, k, value, params);
+    /* The known keys: the table's for a problem file, then the choices. */
+    char why[400] = "unknown key (known: ";
+    const char* sep = "";
+    for (int i = 0; i < sec->table->count; ++i)
+        if (sec->table->params[i].flags & MCT_SIM_PARAM_FILE) {
+            snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", sep, sec->table->params[i].key);
+            sep = ", ";
+        }
+    for (const choice_key_t* k = sec->choices; k->key; ++k, sep = ", ")
+        snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", sep, k->key);
+    snprintf(why + strlen(why), sizeof why - strlen(why), ")");
+    return fail(c, sec->name, key, value, why);
 }
 
 static int on_key(void* user, const char* section, const char* key, const char* value) {
     load_ctx_t* c = user;
     if (!strcmp(section, "problem")) return set_problem(c, key, value);
     if (!strcmp(section, "tally")) return set_tally(c, key, value);
-    if (!strcmp(section, "escape")) return set_escape(c, key, value);
-    if (!strcmp(section, "phantom")) return set_phantom(c, key, value);
-    if (!strcmp(section, "tally_only")) return set_tally_only(c, key, value);
-    if (!strcmp(section, "scatter")) return set_scatter(c, key, value);
+    for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i)
+        if (!strcmp(section, sections[i].name)) return set_section(c, &sections[i], key, value);
     if (!section[0]) return fail(c, "", key, value, "key outside any section");
     snprintf(c->error, sizeof c->error, "unknown section [%s] (known: " MCT__CLI_SECTIONS ")", section);
     return 0;

@@ -47,6 +47,26 @@ static int parse_flag(run_args_t* a, const char* flag, const char* value) {
     return mct_cli_error("run: unknown option '%s' (try: mctally run --help)", flag);
 }
 
+/* Progress goes to a terminal only, never into logs. */
+static void show_progress(void* ctx, int64_t done, int64_t total) {
+    (void)ctx;
+    fprintf(stderr, "\r  %lld / %lld histories (%3.0f%%)%s", (long long)done, (long long)total,
+            100.0 * (double)done / (double)total, done == total ? "\n" : "");
+    fflush(stderr);
+}
+
+static int want_progress(void) { return isatty(STDERR_FILENO) && !getenv("CI"); }
+
+/* The [problem] section's run (histories, batches, seed) and the progress
+ * line into every problem's parameters. */
+static void apply_run(mct_cli_config_t* c) {
+    void (*progress)(void*, int64_t, int64_t) = want_progress() ? show_progress : NULL;
+    c->escape.histories = c->phantom.histories = c->tally_only.particles = c->scatter.n = c->histories;
+    c->escape.batches = c->phantom.batches = c->tally_only.batches = c->scatter.batches = c->batches;
+    c->escape.seed = c->phantom.seed = c->tally_only.seed = c->scatter.seed = c->seed;
+    c->escape.progress = c->phantom.progress = c->tally_only.progress = c->scatter.progress = progress;
+}
+
 static int parse_args(int argc, char** argv, run_args_t* a) {
     static const char* const flags[] = {"--backend", "--method", "--dtype", "--histories",
                                         "--batches", "--seed", "--out"};
@@ -79,18 +99,10 @@ static int parse_args(int argc, char** argv, run_args_t* a) {
     if (a->cfg.histories < a->cfg.batches)
         return mct_cli_error("histories (%lld) must be at least batches (%lld)", (long long)a->cfg.histories,
                              (long long)a->cfg.batches);
+    apply_run(&a->cfg);
     return 0;
 }
 
-/* Progress goes to a terminal only, never into logs. */
-static void show_progress(void* ctx, int64_t done, int64_t total) {
-    (void)ctx;
-    fprintf(stderr, "\r  %lld / %lld histories (%3.0f%%)%s", (long long)done, (long long)total,
-            100.0 * (double)done / (double)total, done == total ? "\n" : "");
-    fflush(stderr);
-}
-
-static int want_progress(void) { return isatty(STDERR_FILENO) && !getenv("CI"); }
 
 static cJSON* raw_integer(uint64_t v, int negative) {
     char text[32];
@@ -213,10 +225,6 @@ static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* 
 
 static int run_escape(const run_args_t* a, mct_tally_t tally) {
     mct_escape_params_t p = a->cfg.escape;
-    p.histories = a->cfg.histories;
-    p.batches = a->cfg.batches;
-    p.seed = a->cfg.seed;
-    if (want_progress()) p.progress = show_progress;
     mct_status_t st = mct_escape_check(&p, tally);
     if (st) return report_status(st, a, "escape");
     if (a->cfg.dtype == MCT_DTYPE_F32 && p.histories / p.batches > (1 << 24))
@@ -289,10 +297,6 @@ static cJSON* tally_only_json(const mct_tally_only_params_t* p, const mct_tally_
 
 static int run_tally_only(const run_args_t* a, mct_tally_t tally) {
     mct_tally_only_params_t p = a->cfg.tally_only;
-    p.particles = a->cfg.histories;
-    p.batches = a->cfg.batches;
-    p.seed = a->cfg.seed;
-    if (want_progress()) p.progress = show_progress;
     mct_tally_only_result_t r;
     mct_status_t st = mct_tally_only_run(&p, tally, &r);
     if (st) return float_problem_status(st, a, "tally_only", p.bins);
@@ -335,10 +339,6 @@ static cJSON* scatter_json(const mct_scatter_params_t* p, const mct_scatter_resu
 
 static int run_scatter(const run_args_t* a, mct_tally_t tally) {
     mct_scatter_params_t p = a->cfg.scatter;
-    p.n = a->cfg.histories;
-    p.batches = a->cfg.batches;
-    p.seed = a->cfg.seed;
-    if (want_progress()) p.progress = show_progress;
     mct_scatter_result_t r;
     mct_status_t st = mct_scatter_run(&p, tally, &r);
     if (st) return float_problem_status(st, a, "scatter", p.bins * p.width);
@@ -363,63 +363,20 @@ static int run_scatter(const run_args_t* a, mct_tally_t tally) {
 
 /* ---- phantom --------------------------------------------------------------- */
 
-/* Deposits per history are about 25 per MeV of beam for 4 mm voxels and grow
- * as voxels shrink; sort_reduce keeps every deposit of a batch in memory
- * (16 bytes each), so its buffer is sized from this estimate. */
-static int64_t phantom_pairs_per_batch(const mct_cli_config_t* c) {
-    const double voxel_cm = c->phantom.size_cm / c->phantom.voxels;
-    const double per_history = 40.0 * c->phantom.energy_MeV * (voxel_cm < 0.4 ? 0.4 / voxel_cm : 1.0) + 100.0;
-    const double batch = ceil((double)c->histories / (double)c->batches);
-    const double pairs = batch * per_history;
-    return pairs > 9e18 ? INT64_MAX : (int64_t)pairs;
-}
-
-/* The reference ranges of PHYSICS.md for a broad beam of energy E (MeV):
- * R50 from E = 2.33 R50 (ICRU 35, TG-25), Rp from E = 0.22 + 1.98 Rp + 0.0025 Rp^2. */
-static void phantom_reference_ranges(double e, double* r50, double* rp) {
-    *r50 = e / 2.33;
-    *rp = (-1.98 + sqrt(1.98 * 1.98 + 4.0 * 0.0025 * (e - 0.22))) / (2.0 * 0.0025);
-}
-
 static cJSON* phantom_max_dose_json(const mct_phantom_params_t* p, const double* dose, const double* rel) {
-    const int64_t n = p->voxels, bins = n * n * n;
-    int64_t k = 0;
-    for (int64_t i = 1; i < bins; ++i)
-        if (dose[i] > dose[k]) k = i;
-    const int64_t ix = k % n, iy = k / n % n, iz = k / (n * n);
-    const double dx_mm = 10.0 * p->size_cm / n;
+    mct_phantom_voxel_t v;
+    mct_phantom_max_voxel(p, dose, &v);
     cJSON* j = cJSON_CreateObject();
-    cJSON_AddNumberToObject(j, "voxel", (double)k);
+    cJSON_AddNumberToObject(j, "voxel", (double)v.voxel);
     cJSON* idx = cJSON_AddArrayToObject(j, "index_xyz");
-    cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)ix));
-    cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)iy));
-    cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)iz));
     cJSON* c = cJSON_AddArrayToObject(j, "center_mm");
-    cJSON_AddItemToArray(c, cJSON_CreateNumber(-5.0 * p->size_cm + (ix + 0.5) * dx_mm));
-    cJSON_AddItemToArray(c, cJSON_CreateNumber(-5.0 * p->size_cm + (iy + 0.5) * dx_mm));
-    cJSON_AddItemToArray(c, cJSON_CreateNumber((iz + 0.5) * dx_mm));
-    cJSON_AddNumberToObject(j, "dose_gy_per_history", dose[k]);
-    cJSON_AddItemToObject(j, "rel_err", number_or_null(rel[k]));
+    for (int i = 0; i < 3; ++i) {
+        cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)v.index[i]));
+        cJSON_AddItemToArray(c, cJSON_CreateNumber(v.center_mm[i]));
+    }
+    cJSON_AddNumberToObject(j, "dose_gy_per_history", v.value);
+    cJSON_AddItemToObject(j, "rel_err", number_or_null(rel[v.voxel]));
     return j;
-}
-
-/* Relative standard error of the total deposited energy, batch method. */
-static double phantom_total_rel_err(const mct_phantom_result_t* r) {
-    if (r->batches < 2) return NAN;
-    double n = 0.0, sum = 0.0;
-    for (int64_t b = 0; b < r->batches; ++b) {
-        n += (double)r->batch_histories[b];
-        for (int z = 0; z < r->slabs; ++z) sum += r->slab_batch_mev[b * r->slabs + z];
-    }
-    const double mean = sum / n;
-    double ss = 0.0;
-    for (int64_t b = 0; b < r->batches; ++b) {
-        double t = 0.0;
-        for (int z = 0; z < r->slabs; ++z) t += r->slab_batch_mev[b * r->slabs + z];
-        const double h = (double)r->batch_histories[b], m = t / h - mean;
-        ss += h * m * m;
-    }
-    return sqrt(ss / ((double)(r->batches - 1) * n)) / mean;
 }
 
 static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_result_t* r, const double* dose,
@@ -435,17 +392,17 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
     cJSON_AddStringToObject(j, "mcs", p->mcs == MCT_PHANTOM_MCS_HIGHLAND ? "highland" : "transport");
     cJSON_AddNumberToObject(j, "electron_cutoff_MeV", p->electron_cutoff_MeV);
     cJSON_AddNumberToObject(j, "photon_cutoff_MeV", p->photon_cutoff_MeV);
-    cJSON_AddNumberToObject(j, "delta_threshold_MeV", p->delta_threshold_MeV > 0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV);
-    cJSON_AddNumberToObject(j, "brems_threshold_MeV", p->brems_threshold_MeV > 0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV);
+    cJSON_AddNumberToObject(j, "delta_threshold_MeV", r->delta_threshold_MeV);
+    cJSON_AddNumberToObject(j, "brems_threshold_MeV", r->brems_threshold_MeV);
     cJSON_AddNumberToObject(j, "step_fraction", p->step_fraction);
     cJSON_AddNumberToObject(j, "block_size", p->block_size);
     cJSON_AddNumberToObject(j, "incident_MeV", r->incident_MeV);
     cJSON_AddNumberToObject(j, "deposited_MeV", r->deposited_MeV);
-    cJSON_AddItemToObject(j, "deposited_rel_err", number_or_null(phantom_total_rel_err(r)));
+    cJSON_AddItemToObject(j, "deposited_rel_err", number_or_null(r->deposited_rel_err));
     cJSON_AddNumberToObject(j, "escaped_MeV", r->escaped_MeV);
-    cJSON_AddNumberToObject(j, "energy_balance_rel", (r->deposited_MeV + r->escaped_MeV - r->incident_MeV) / r->incident_MeV);
+    cJSON_AddNumberToObject(j, "energy_balance_rel", r->energy_balance_rel);
     cJSON_AddNumberToObject(j, "scored_MeV", r->scored_MeV);
-    cJSON_AddNumberToObject(j, "tally_vs_scored_rel", (r->deposited_MeV - r->scored_MeV) / r->scored_MeV);
+    cJSON_AddNumberToObject(j, "tally_vs_scored_rel", r->tally_vs_scored_rel);
     cJSON_AddNumberToObject(j, "adds", r->adds);
     cJSON_AddNumberToObject(j, "adds_per_history", r->adds / (double)p->histories);
     cJSON_AddNumberToObject(j, "max_stack", r->max_stack);
@@ -456,10 +413,9 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
         cJSON_AddNumberToObject(j, "primary_path_max_cm", r->primary_path_max_cm);
         cJSON_AddNumberToObject(j, "estar_csda_range_cm", mct_phantom_estar_csda_cm(p->energy_MeV));
     } else {
-        const double mu = mct_phantom_xcom_mu(p->energy_MeV, 0), expect = exp(-mu * p->size_cm);
-        cJSON_AddNumberToObject(j, "uncollided_fraction", r->uncollided / (double)p->histories);
-        cJSON_AddNumberToObject(j, "uncollided_expected", expect);
-        cJSON_AddNumberToObject(j, "mu_per_cm_xcom_without_coherent", mu);
+        cJSON_AddNumberToObject(j, "uncollided_fraction", r->uncollided_fraction);
+        cJSON_AddNumberToObject(j, "uncollided_expected", r->uncollided_expected);
+        cJSON_AddNumberToObject(j, "mu_per_cm_xcom_without_coherent", r->mu_per_cm);
     }
     cJSON_AddItemToObject(j, "max_dose", phantom_max_dose_json(p, dose, rel));
     cJSON* dd = cJSON_AddObjectToObject(j, "depth_dose");
@@ -475,7 +431,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
     }
     if (p->particle == MCT_PHANTOM_ELECTRON) {
         double r50, rp;
-        phantom_reference_ranges(p->energy_MeV, &r50, &rp);
+        mct_phantom_reference_ranges(p->energy_MeV, &r50, &rp);
         cJSON_AddNumberToObject(dd, "reference_r50_cm", r50);
         cJSON_AddNumberToObject(dd, "reference_rp_cm", rp);
     }
@@ -519,10 +475,6 @@ static int phantom_status(mct_status_t st, const run_args_t* a) {
 
 static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     mct_phantom_params_t p = a->cfg.phantom;
-    p.histories = a->cfg.histories;
-    p.batches = a->cfg.batches;
-    p.seed = a->cfg.seed;
-    if (want_progress()) p.progress = show_progress;
     mct_status_t st = mct_phantom_check(&p, tally);
     if (st) return phantom_status(st, a);
     mct_phantom_result_t r;
@@ -553,7 +505,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         cJSON_AddStringToObject(t, "name", "dose");
         cJSON_AddNumberToObject(t, "bins", (double)bins);
         cJSON_AddNumberToObject(t, "total", r.deposited_MeV);
-        cJSON_AddItemToObject(t, "total_rel_err", number_or_null(phantom_total_rel_err(&r)));
+        cJSON_AddItemToObject(t, "total_rel_err", number_or_null(r.deposited_rel_err));
         cJSON_AddStringToObject(t, "unit", "MeV (total); dose.mhd: Gy per history");
         cJSON* tf = cJSON_AddArrayToObject(t, "files");
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose.mhd"));
@@ -563,7 +515,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         printf("phantom: %s on %s (%s), %s %s, %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV "
                "(balance %.1e)", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method),
                mct_dtype_name(d.dtype), r.transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64", r.deposited_MeV,
-               r.escaped_MeV, r.incident_MeV, (r.deposited_MeV + r.escaped_MeV - r.incident_MeV) / r.incident_MeV);
+               r.escaped_MeV, r.incident_MeV, r.energy_balance_rel);
         if (have_ranges) printf(", R50 %.2f +- %.2f cm, Rp %.2f +- %.2f cm", rg.r50_cm, rg.r50_err_cm, rg.rp_cm, rg.rp_err_cm);
         printf(", %.3f s\n", r.seconds);
         rc = write_result(a->out_dir, root);
@@ -587,15 +539,12 @@ int mct_cli_run(int argc, char** argv) {
     if (phantom) {
         const int64_t n = a.cfg.phantom.voxels;
         d.bins = n * n * n;
-        if (a.cfg.method == MCT_METHOD_SORT_REDUCE) {
-            /* Every deposit of a batch waits in the pair buffer (16 bytes each). */
-            d.pair_capacity = phantom_pairs_per_batch(&a.cfg);
-            if (d.pair_capacity > (INT64_C(1) << 28))
-                return mct_cli_error("phantom: sort_reduce would keep about %.2g deposits of a batch in memory; use "
-                                     "more batches (about %.0f histories per batch fit)",
-                                     (double)d.pair_capacity,
-                                     floor(268435456.0 / ((double)d.pair_capacity / ceil((double)a.cfg.histories / (double)a.cfg.batches))));
-        }
+        int64_t fit = 0;
+        if (a.cfg.method == MCT_METHOD_SORT_REDUCE &&
+            mct_phantom_sort_reduce_pairs(&a.cfg.phantom, &d.pair_capacity, &fit) == MCT_STATUS_TOO_LARGE)
+            return mct_cli_error("phantom: sort_reduce would keep about %.2g deposits of a batch in memory; use "
+                                 "more batches (about %lld histories per batch fit)",
+                                 (double)d.pair_capacity, (long long)fit);
     }
     const int tally_only = !strcmp(a.cfg.type, "tally_only"), scatter = !strcmp(a.cfg.type, "scatter");
     if (tally_only) d.bins = a.cfg.tally_only.bins;

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file sim_engine.c  The driver skeleton every problem runs through (sim_engine.h). */
+#include "sim_engine.h"
+
+#include <stdlib.h>
+
+#include "sim_common.h"
+
+const sim_engine_t* sim_engine_for(const sim_engine_set_t* set, mct_backend_t backend, int64_t* chunk) {
+    switch (backend) {
+    case MCT_BACKEND_CPU: *chunk = set->cpu_chunk; return set->cpu;
+    case MCT_BACKEND_EMULATED: *chunk = set->emulated_chunk; return set->emulated;
+    case MCT_BACKEND_CUDA: *chunk = set->cuda_chunk; return set->cuda;
+    default: return NULL;
+    }
+}
+
+mct_status_t sim_host_buffers_create(void** ctx, const sim_engine_args_t* a, size_t bytes0, size_t bytes1) {
+    sim_buffers_t* b = calloc(1, sizeof *b);
+    *ctx = b;
+    if (!b) return MCT_STATUS_OUT_OF_MEMORY;
+    b->problem = a->problem;
+    b->chunk = a->chunk;
+    b->stream = a->stream;
+    const size_t bytes[2] = {bytes0, bytes1};
+    for (int i = 0; i < 2; ++i)
+        if (bytes[i] && !(b->buf[i] = malloc((size_t)a->chunk * bytes[i]))) return MCT_STATUS_OUT_OF_MEMORY;
+    return MCT_STATUS_SUCCESS;
+}
+
+void sim_host_buffers_destroy(void* ctx) {
+    sim_buffers_t* b = ctx;
+    if (!b) return;
+    free(b->buf[0]);
+    free(b->buf[1]);
+    free(b);
+}
+
+int64_t sim_cpu_tally_threads(void* ctx, int64_t chunk) {
+    (void)ctx, (void)chunk;
+    return mct__sim_cpu_threads();
+}
+
+/* Histories per run_chunk: the caller's, else the engine's default (in
+ * contributions when a history's are known); no more than the largest batch;
+ * for sort_reduce with known contributions, no more than the pair buffer
+ * holds. At least 1. */
+static int64_t chunk_size(const sim_run_t* run, const mct_tally_desc_t* d, int64_t engine_chunk) {
+    const int64_t v = run->values_per_history;
+    int64_t chunk = engine_chunk;
+    if (v > 0) chunk = chunk / v > 0 ? chunk / v : 1;
+    if (run->chunk > 0) chunk = run->chunk;
+    const int64_t largest = run->histories / run->batches + (run->histories % run->batches != 0);
+    if (chunk > largest) chunk = largest;
+    if (v > 0 && d->method == MCT_METHOD_SORT_REDUCE && chunk > d->pair_capacity / v) chunk = d->pair_capacity / v;
+    return chunk > 0 ? chunk : 1;
+}
+
+/* The replicated method's replicas, as the run asks (sim_replicas_t). */
+static mct_status_t reserve_replicas(const sim_run_t* run, const sim_engine_t* e, void* ctx, int64_t* chunk) {
+    if (run->replicas == SIM_REPLICAS_SHARE) return mct__sim_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
+    for (;;) {
+        const mct_status_t st = mct_tally_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
+        if (st != MCT_STATUS_TOO_LARGE || *chunk <= run->min_chunk) return st;
+        *chunk /= 2;
+    }
+}
+
+/* The batches of the run, each in chunks, each closed with mct_tally_end_batch. */
+static mct_status_t run_batches(sim_run_t* run, const sim_engine_t* e, void* ctx, int64_t chunk, int flush_chunks) {
+    const int64_t total = run->histories, batches = run->batches;
+    int64_t first = 0;
+    for (int64_t b = 0; b < batches; ++b) {
+        const int64_t n_batch = total / batches + (b < total % batches);
+        for (int64_t done = 0; done < n_batch;) {
+            const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
+            const double t0 = mct__sim_now_seconds();
+            mct_status_t st = e->run_chunk(ctx, first + done, n, run->tally);
+            run->engine_seconds += mct__sim_now_seconds() - t0;
+            if (!st && flush_chunks) st = mct_tally_flush(run->tally);
+            if (st) return st;
+            done += n;
+        }
+        mct_status_t st = mct_tally_end_batch(run->tally, n_batch);
+        if (!st && run->batch_done) st = run->batch_done(run->batch_ctx, b, n_batch);
+        if (st) return st;
+        first += n_batch;
+        if (run->progress) run->progress(run->progress_ctx, first, total);
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t sim_run(sim_run_t* run) {
+    sim_engine_args_t a = {run->problem, 0, {0}, NULL};
+    mct_status_t st = mct_tally_get_desc(run->tally, &a.desc);
+    if (!st) st = mct_tally_get_stream(run->tally, &a.stream);
+    if (st) return st;
+    int64_t engine_chunk = 0;
+    const sim_engine_t* e = sim_engine_for(run->engines, a.desc.backend, &engine_chunk);
+    if (!e) return MCT_STATUS_BACKEND_UNAVAILABLE;
+    int64_t chunk = chunk_size(run, &a.desc, engine_chunk);
+    a.chunk = chunk;
+    run->engine_seconds = 0.0;
+
+    void* ctx = NULL;
+    st = e->create(&ctx, &a);
+    if (!st && a.desc.method == MCT_METHOD_REPLICATED && e->tally_threads) st = reserve_replicas(run, e, ctx, &chunk);
+    const int flush_chunks = run->values_per_history > 0 && a.desc.method == MCT_METHOD_SORT_REDUCE;
+    if (!st) st = run_batches(run, e, ctx, chunk, flush_chunks);
+    if (!st && e->finish) st = e->finish(ctx, run->finish_out);
+    e->destroy(ctx);
+    return st;
+}
