@@ -10,53 +10,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MCT__TEST_FAIL(fmt, ...)                                                   \
+#define TEST_FAIL(fmt, ...)                                                   \
     do {                                                                           \
         fprintf(stderr, "%s:%d: assertion failed: " fmt "\n", __FILE__, __LINE__,  \
                 __VA_ARGS__);                                                      \
         exit(1);                                                                   \
     } while (0)
 
-#define MCT__ASSERT_CMP(type, fmt, a, op, b)                                       \
+#define TEST_ASSERT_CMP(type, fmt, a, op, b)                                       \
     do {                                                                           \
-        type mct__a = (type)(a), mct__b = (type)(b);                               \
-        if (!(mct__a op mct__b))                                                   \
-            MCT__TEST_FAIL("%s %s %s (%" fmt " vs %" fmt ")", #a, #op, #b, mct__a, \
-                           mct__b);                                                \
+        type ta_a = (type)(a), ta_b = (type)(b);                               \
+        if (!(ta_a op ta_b))                                                   \
+            TEST_FAIL("%s %s %s (%" fmt " vs %" fmt ")", #a, #op, #b, ta_a, \
+                           ta_b);                                                \
     } while (0)
 
 #define ASSERT_TRUE(c)                                                             \
     do {                                                                           \
-        if (!(c)) MCT__TEST_FAIL("%s", #c);                                        \
+        if (!(c)) TEST_FAIL("%s", #c);                                        \
     } while (0)
-#define ASSERT_EQ_I64(a, b) MCT__ASSERT_CMP(int64_t, PRId64, a, ==, b)
-#define ASSERT_NE_I64(a, b) MCT__ASSERT_CMP(int64_t, PRId64, a, !=, b)
-#define ASSERT_LE_I64(a, b) MCT__ASSERT_CMP(int64_t, PRId64, a, <=, b)
-#define ASSERT_EQ_U64(a, b) MCT__ASSERT_CMP(uint64_t, PRIu64, a, ==, b)
-#define ASSERT_EQ_HEX32(a, b) MCT__ASSERT_CMP(uint32_t, "08" PRIx32, a, ==, b)
-#define ASSERT_EQ_F64(a, b) MCT__ASSERT_CMP(double, ".17g", a, ==, b)
-#define ASSERT_LE_F64(a, b) MCT__ASSERT_CMP(double, ".17g", a, <=, b)
-#define ASSERT_LT_F64(a, b) MCT__ASSERT_CMP(double, ".17g", a, <, b)
+#define ASSERT_EQ_I64(a, b) TEST_ASSERT_CMP(int64_t, PRId64, a, ==, b)
+#define ASSERT_NE_I64(a, b) TEST_ASSERT_CMP(int64_t, PRId64, a, !=, b)
+#define ASSERT_LE_I64(a, b) TEST_ASSERT_CMP(int64_t, PRId64, a, <=, b)
+#define ASSERT_EQ_U64(a, b) TEST_ASSERT_CMP(uint64_t, PRIu64, a, ==, b)
+#define ASSERT_EQ_HEX32(a, b) TEST_ASSERT_CMP(uint32_t, "08" PRIx32, a, ==, b)
+#define ASSERT_EQ_F64(a, b) TEST_ASSERT_CMP(double, ".17g", a, ==, b)
+#define ASSERT_LE_F64(a, b) TEST_ASSERT_CMP(double, ".17g", a, <=, b)
+#define ASSERT_LT_F64(a, b) TEST_ASSERT_CMP(double, ".17g", a, <, b)
 /* |a - b| <= tol, printing all three. */
 #define ASSERT_NEAR_F64(a, b, tol)                                                 \
     do {                                                                           \
-        double mct__a = (a), mct__b = (b), mct__t = (tol);                         \
-        if (!(fabs(mct__a - mct__b) <= mct__t))                                    \
-            MCT__TEST_FAIL("|%s - %s| <= %s (%.17g vs %.17g, tol %.3g)", #a, #b,   \
-                           #tol, mct__a, mct__b, mct__t);                          \
+        double ta_a = (a), ta_b = (b), ta_t = (tol);                         \
+        if (!(fabs(ta_a - ta_b) <= ta_t))                                    \
+            TEST_FAIL("|%s - %s| <= %s (%.17g vs %.17g, tol %.3g)", #a, #b,   \
+                           #tol, ta_a, ta_b, ta_t);                          \
     } while (0)
 #define ASSERT_STATUS(st, expected)                                                \
     do {                                                                           \
-        int mct__s = (int)(st), mct__e = (int)(expected);                          \
-        if (mct__s != mct__e)                                                      \
-            MCT__TEST_FAIL("%s returned %d, expected %s (%d)", #st, mct__s,        \
-                           #expected, mct__e);                                     \
+        int ta_s = (int)(st), ta_e = (int)(expected);                          \
+        if (ta_s != ta_e)                                                      \
+            TEST_FAIL("%s returned %d, expected %s (%d)", #st, ta_s,        \
+                           #expected, ta_e);                                     \
     } while (0)
 #define ASSERT_STR_EQ(a, b)                                                        \
     do {                                                                           \
-        const char *mct__a = (a), *mct__b = (b);                                   \
-        if (strcmp(mct__a, mct__b) != 0)                                           \
-            MCT__TEST_FAIL("%s == %s (\"%s\" vs \"%s\")", #a, #b, mct__a, mct__b); \
+        const char *ta_a = (a), *ta_b = (b);                                   \
+        if (strcmp(ta_a, ta_b) != 0)                                           \
+            TEST_FAIL("%s == %s (\"%s\" vs \"%s\")", #a, #b, ta_a, ta_b); \
     } while (0)
 
 #endif /* MCT_TEST_ASSERT_H */

@@ -77,7 +77,7 @@ static int time_case(const int32_t* events, int64_t n, mct_method_t method, mct_
     mct_tally_t tally;
     if (mct_tally_create(&tally, &d)) return 1;
     const int block = 128;
-    const int64_t grid = mct__escape_tally_grid(launch, n, block, sms);
+    const int64_t grid = sim_escape_tally_grid(launch, n, block, sms);
     if (method == MCT_METHOD_REPLICATED && mct_tally_reserve_replicas(tally, grid * block)) {
         mct_tally_destroy(tally);
         return 1;
@@ -92,7 +92,7 @@ static int time_case(const int32_t* events, int64_t n, mct_method_t method, mct_
         BENCH_CHECK(cudaMemset(view.bins, 0, mct_dtype_size(dtype)));
         BENCH_CHECK(cudaDeviceSynchronize());
         cudaEventRecord(t0);
-        mct__escape_tally_launch(events, n, view, grid, block, 0);
+        sim_escape_tally_launch(events, n, view, grid, block, 0);
         if (method == MCT_METHOD_REPLICATED)
             rc = mct__backend_cuda.reduce_replicas(view.bins, view.replicas, 1, view.nreplicas, dtype, 0) != 0;
         cudaEventRecord(t1);
@@ -158,7 +158,7 @@ extern "C" int mct_bench_escape(int argc, char** argv) {
     printf("copy bandwidth %.0f GB/s, floor %.4f ms for %lld flags\n", bw * 1e-9, floor_ms, (long long)n);
     for (int s = 0; s < 3; ++s) {
         const double p_escape = exp(-MCT_ESCAPE_SIGMA_HELIUM * thickness[s]);
-        const unsigned grid = (unsigned)mct__escape_tally_grid(MCT_ESCAPE_LAUNCH_FULL, n, 256, sms);
+        const unsigned grid = (unsigned)sim_escape_tally_grid(MCT_ESCAPE_LAUNCH_FULL, n, 256, sms);
         mct_escape_source_kernel<<<grid, 256>>>(photons, n, 0);
         mct_escape_transport_kernel<<<grid, 256>>>(photons, events, n, 12345u, p_escape);
         BENCH_CHECK(cudaDeviceSynchronize());

@@ -64,7 +64,7 @@ typedef struct {
 
 /* One timed repetition: the chunks' launches, the deferred sums, then the
  * batch closed and its total read back (outside the timed region). */
-static mct_status_t time_rep(mct_tally_t tally, mct__tally_only_args_t a,
+static mct_status_t time_rep(mct_tally_t tally, sim_tally_only_args_t a,
                              int64_t particles, int64_t chunk, int64_t grid, int block, double* ms, double* total,
                              double* running, double* sums) {
     mct_tally_view_t view; /* valid until the batch's end */
@@ -76,7 +76,7 @@ static mct_status_t time_rep(mct_tally_t tally, mct__tally_only_args_t a,
     for (int64_t done = 0; done < particles && !st; done += chunk) {
         a.first = (uint64_t)done;
         a.n = particles - done < chunk ? particles - done : chunk;
-        mct__tally_only_launch(view, a, grid, block, 0);
+        sim_tally_only_launch(view, a, grid, block, 0);
         if (view.method == MCT_METHOD_SORT_REDUCE) st = mct_tally_flush(tally);
     }
     if (!st && view.method == MCT_METHOD_REPLICATED) st = mct_tally_flush(tally);
@@ -108,13 +108,13 @@ static void time_case(int64_t particles, mct_method_t method, mct_dtype_t dtype,
     mct_tally_t tally;
     if ((out->status = mct_tally_create(&tally, &d))) return;
     const int64_t chunk = method == MCT_METHOD_SORT_REDUCE ? TALLY_ONLY_PAIRS / TALLY_ONLY_COLLISIONS : particles;
-    const int block = mct__tally_only_block(launch);
-    const int64_t grid = mct__tally_only_grid(launch, chunk, sms);
+    const int block = sim_tally_only_block(launch);
+    const int64_t grid = sim_tally_only_grid(launch, chunk, sms);
     if (method == MCT_METHOD_REPLICATED && (out->status = mct_tally_reserve_replicas(tally, grid * block))) {
         mct_tally_destroy(tally);
         return;
     }
-    const mct__tally_only_args_t a = {TALLY_ONLY_SEED, 0, 0, TALLY_ONLY_COLLISIONS, TALLY_ONLY_BINS, TALLY_ONLY_MEAN};
+    const sim_tally_only_args_t a = {TALLY_ONLY_SEED, 0, 0, TALLY_ONLY_COLLISIONS, TALLY_ONLY_BINS, TALLY_ONLY_MEAN};
     std::vector<double> ms;
     double running = 0.0, sums[TALLY_ONLY_BINS];
     /* A prefix of the particles predicts the case: one that would pass
@@ -161,24 +161,24 @@ static void time_case(int64_t particles, mct_method_t method, mct_dtype_t dtype,
 
 /* The floor: the same deposits, summed in a register and written only under a
  * condition the compiler cannot decide, so nothing is optimized away. */
-struct mct__discard_sink {
+struct bench_discard_sink {
     double sum;
     __device__ __forceinline__ void add(uint32_t bin, double v) { sum += v * (double)(bin + 1u); }
 };
 
-static __global__ void mct_tally_only_floor_kernel(mct__tally_only_args_t a, double* out) {
-    mct__discard_sink s = {0.0};
-    mct__tally_only_deposits<double>(s, a);
+static __global__ void mct_tally_only_floor_kernel(sim_tally_only_args_t a, double* out) {
+    bench_discard_sink s = {0.0};
+    sim_tally_only_deposits<double>(s, a);
     if (s.sum == -1.0) out[0] = s.sum;
 }
 
 static double time_floor(int64_t particles, mct_tally_only_launch_t launch, int sms, const bench_args_t* args) {
     double* out;
     BENCH_CHECK(cudaMalloc((void**)&out, sizeof(double)));
-    const mct__tally_only_args_t a = {TALLY_ONLY_SEED, 0, particles, TALLY_ONLY_COLLISIONS, TALLY_ONLY_BINS,
+    const sim_tally_only_args_t a = {TALLY_ONLY_SEED, 0, particles, TALLY_ONLY_COLLISIONS, TALLY_ONLY_BINS,
                                       TALLY_ONLY_MEAN};
-    const int block = mct__tally_only_block(launch);
-    const int64_t grid = mct__tally_only_grid(launch, particles, sms);
+    const int block = sim_tally_only_block(launch);
+    const int64_t grid = sim_tally_only_grid(launch, particles, sms);
     cudaEvent_t t0, t1;
     cudaEventCreate(&t0), cudaEventCreate(&t1);
     std::vector<double> ms;
@@ -381,8 +381,8 @@ extern "C" int mct_bench_tally_only(int argc, char** argv) {
     cJSON_AddNumberToObject(root, "reps", a.reps);
     cJSON_AddNumberToObject(root, "paper_blocks", MCT_TALLY_ONLY_PAPER_BLOCKS);
     cJSON_AddNumberToObject(root, "paper_threads", MCT_TALLY_ONLY_PAPER_THREADS);
-    cJSON_AddNumberToObject(root, "full_blocks", (double)mct__tally_only_grid(MCT_TALLY_ONLY_LAUNCH_FULL, INT64_MAX / 2, sms));
-    cJSON_AddNumberToObject(root, "full_threads", mct__tally_only_block(MCT_TALLY_ONLY_LAUNCH_FULL));
+    cJSON_AddNumberToObject(root, "full_blocks", (double)sim_tally_only_grid(MCT_TALLY_ONLY_LAUNCH_FULL, INT64_MAX / 2, sms));
+    cJSON_AddNumberToObject(root, "full_threads", sim_tally_only_block(MCT_TALLY_ONLY_LAUNCH_FULL));
     cJSON* cases = cJSON_AddArrayToObject(root, "cases");
     cJSON* floors = cJSON_AddArrayToObject(root, "floors");
     suite_state_t s;

@@ -26,13 +26,13 @@ double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int
     return sqrt(ss / ((double)(batches - 1) * n));
 }
 
-double mct__sim_now_seconds(void) {
+double sim_now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-mct_status_t mct__sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_desc_t* d) {
+mct_status_t sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_desc_t* d) {
     mct_status_t st = mct_tally_get_desc(tally, d);
     if (st) return st;
     if (d->bins != bins) return MCT_STATUS_INVALID_VALUE;
@@ -42,7 +42,7 @@ mct_status_t mct__sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tal
     return MCT_STATUS_SUCCESS;
 }
 
-mct_status_t mct__sim_reserve_replicas(mct_tally_t tally, int64_t threads) {
+mct_status_t sim_reserve_replicas(mct_tally_t tally, int64_t threads) {
     mct_status_t st = mct_tally_reserve_replicas(tally, threads);
     if (st != MCT_STATUS_TOO_LARGE) return st;
     int64_t fit = 0;
@@ -50,7 +50,7 @@ mct_status_t mct__sim_reserve_replicas(mct_tally_t tally, int64_t threads) {
     return fit >= 1 ? mct_tally_reserve_replicas(tally, fit) : MCT_STATUS_TOO_LARGE;
 }
 
-int mct__sim_cpu_threads(void) {
+int sim_cpu_threads(void) {
 #ifdef _OPENMP
     return omp_get_max_threads();
 #else
@@ -58,7 +58,7 @@ int mct__sim_cpu_threads(void) {
 #endif
 }
 
-int mct__sim_cpu_thread_id(void) {
+int sim_cpu_thread_id(void) {
 #ifdef _OPENMP
     return omp_get_thread_num();
 #else

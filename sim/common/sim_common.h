@@ -23,24 +23,24 @@ mct_status_t sim_run_start(const void* out, mct_status_t checked, mct_tally_t ta
 double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int64_t batches, double total, double n);
 
 /** Seconds on a monotonic clock. */
-double mct__sim_now_seconds(void);
+double sim_now_seconds(void);
 
 /** The checks every problem with a float tally makes: reads the tally's
  * description into *d; INVALID_VALUE when it does not have `bins` bins,
  * NOT_SUPPORTED when its dtype is not f32 or f64 or when its method is
  * `shared` and the bins do not fit a block's shared memory
  * (MCT_BLOCK_TALLY_SMEM_LIMIT); else SUCCESS. */
-mct_status_t mct__sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_desc_t* d);
+mct_status_t sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_desc_t* d);
 
 /** Replicated tallies: one replica per adding thread (`threads`) where they
  * fit; else as many as fit in half the free memory, which the threads then
  * share through atomics (still right). TOO_LARGE when not even one fits. */
-mct_status_t mct__sim_reserve_replicas(mct_tally_t tally, int64_t threads);
+mct_status_t sim_reserve_replicas(mct_tally_t tally, int64_t threads);
 
 /** OpenMP threads a CPU engine's parallel loops run on, and the calling
  * thread's number among them (1 and 0 without OpenMP). */
-int mct__sim_cpu_threads(void);
-int mct__sim_cpu_thread_id(void);
+int sim_cpu_threads(void);
+int sim_cpu_thread_id(void);
 
 #ifdef __cplusplus
 }

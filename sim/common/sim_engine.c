@@ -38,7 +38,7 @@ void sim_host_buffers_destroy(void* ctx) {
 
 int64_t sim_cpu_tally_threads(void* ctx, int64_t chunk) {
     (void)ctx, (void)chunk;
-    return mct__sim_cpu_threads();
+    return sim_cpu_threads();
 }
 
 /* Histories per run_chunk: the caller's, else the engine's default (in
@@ -58,7 +58,7 @@ static int64_t chunk_size(const sim_run_t* run, const mct_tally_desc_t* d, int64
 
 /* The replicated method's replicas, as the run asks (sim_replicas_t). */
 static mct_status_t reserve_replicas(const sim_run_t* run, const sim_engine_t* e, void* ctx, int64_t* chunk) {
-    if (run->replicas == SIM_REPLICAS_SHARE) return mct__sim_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
+    if (run->replicas == SIM_REPLICAS_SHARE) return sim_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
     for (;;) {
         const mct_status_t st = mct_tally_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
         if (st != MCT_STATUS_TOO_LARGE || *chunk <= run->min_chunk) return st;
@@ -74,9 +74,9 @@ static mct_status_t run_batches(sim_run_t* run, const sim_engine_t* e, void* ctx
         const int64_t n_batch = total / batches + (b < total % batches);
         for (int64_t done = 0; done < n_batch;) {
             const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
-            const double t0 = mct__sim_now_seconds();
+            const double t0 = sim_now_seconds();
             mct_status_t st = e->run_chunk(ctx, first + done, n, run->tally);
-            run->engine_seconds += mct__sim_now_seconds() - t0;
+            run->engine_seconds += sim_now_seconds() - t0;
             if (!st && flush_chunks) st = mct_tally_flush(run->tally);
             if (st) return st;
             done += n;

@@ -93,7 +93,7 @@ int64_t sim_cpu_tally_threads(void* ctx, int64_t chunk);
 /** How the replicated method gets its replicas. */
 typedef enum {
     /** One per adding thread where they fit, else as many as fit in half the
-     * free memory, shared by the threads through atomics (mct__sim_reserve_replicas). */
+     * free memory, shared by the threads through atomics (sim_reserve_replicas). */
     SIM_REPLICAS_SHARE = 0,
     /** One per adding thread always: where they do not fit, the chunk halves
      * (more launches per batch), down to min_chunk. */

@@ -48,14 +48,14 @@ mct_status_t mct_escape_check(const mct_escape_params_t* p, mct_tally_t tally) {
 
 /* Histories per engine call: each keeps a photon and an event flag (28 bytes). */
 static const sim_engine_set_t escape_engines = {
-    &mct__escape_engine_cpu, INT64_C(1) << 20, &mct__escape_engine_emulated, INT64_C(1) << 16,
-    SIM_CUDA_ENGINE(&mct__escape_engine_cuda, INT64_C(1) << 24)};
+    &sim_escape_engine_cpu, INT64_C(1) << 20, &sim_escape_engine_emulated, INT64_C(1) << 16,
+    SIM_CUDA_ENGINE(&sim_escape_engine_cuda, INT64_C(1) << 24)};
 
 mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct_escape_result_t* out) {
     mct_tally_desc_t d;
     mct_status_t st = sim_run_start(out, mct_escape_check(p, tally), tally, &d);
     if (st) return st;
-    const double t0 = mct__sim_now_seconds();
+    const double t0 = sim_now_seconds();
     const sim_escape_problem_t problem = {p, exp(-p->sigma_per_m * p->thickness_m)};
     /* Replicated: one replica per tally thread, as published; where they do
      * not fit, chunks shrink (more launches per batch) down to one block. */
@@ -71,6 +71,6 @@ mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct
     out->fraction = mean;
     out->std_error = rel * mean;
     out->analytic = problem.p_escape;
-    out->seconds = mct__sim_now_seconds() - t0;
+    out->seconds = sim_now_seconds() - t0;
     return MCT_STATUS_SUCCESS;
 }

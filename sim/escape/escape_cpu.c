@@ -17,7 +17,7 @@ static mct_status_t cpu_create(void** ctx, const sim_engine_args_t* a) {
 /* The tally phase for one value type: atomic adds every escape to the bin;
  * replicated counts in a private partial per thread and adds it to that
  * thread's replica once. */
-#define MCT__ESCAPE_CPU_TALLY(T)                                                          \
+#define SIM_ESCAPE_CPU_TALLY(T)                                                          \
     do {                                                                                  \
         T* bin = (T*)view.bins;                                                           \
         _Pragma("omp parallel") {                                                         \
@@ -31,7 +31,7 @@ static mct_status_t cpu_create(void** ctx, const sim_engine_args_t* a) {
                 }                                                                         \
             }                                                                             \
             if (view.method == MCT_METHOD_REPLICATED)                                     \
-                ((T*)view.replicas)[(int64_t)mct__sim_cpu_thread_id() * view.nbins] += partial;    \
+                ((T*)view.replicas)[(int64_t)sim_cpu_thread_id() * view.nbins] += partial;    \
         }                                                                                 \
     } while (0)
 
@@ -51,14 +51,14 @@ static mct_status_t cpu_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i) events[i] = mct_escape_transport(seed, photons[i], p_escape);
     switch (view.dtype) {
-    case MCT_DTYPE_I32: MCT__ESCAPE_CPU_TALLY(int32_t); break;
-    case MCT_DTYPE_U64: MCT__ESCAPE_CPU_TALLY(uint64_t); break;
-    case MCT_DTYPE_F32: MCT__ESCAPE_CPU_TALLY(float); break;
-    case MCT_DTYPE_F64: MCT__ESCAPE_CPU_TALLY(double); break;
+    case MCT_DTYPE_I32: SIM_ESCAPE_CPU_TALLY(int32_t); break;
+    case MCT_DTYPE_U64: SIM_ESCAPE_CPU_TALLY(uint64_t); break;
+    case MCT_DTYPE_F32: SIM_ESCAPE_CPU_TALLY(float); break;
+    case MCT_DTYPE_F64: SIM_ESCAPE_CPU_TALLY(double); break;
     default: return MCT_STATUS_UNKNOWN_DTYPE;
     }
     return MCT_STATUS_SUCCESS;
 }
 
-const sim_engine_t mct__escape_engine_cpu = {cpu_create, sim_cpu_tally_threads, cpu_run_chunk, NULL,
+const sim_engine_t sim_escape_engine_cpu = {cpu_create, sim_cpu_tally_threads, cpu_run_chunk, NULL,
                                              sim_host_buffers_destroy};

@@ -18,10 +18,10 @@ typedef struct {
     double p_escape; /**< exp(-sigma x), computed once on the host */
 } sim_escape_problem_t;
 
-extern const sim_engine_t mct__escape_engine_cpu;
-extern const sim_engine_t mct__escape_engine_emulated;
+extern const sim_engine_t sim_escape_engine_cpu;
+extern const sim_engine_t sim_escape_engine_emulated;
 #if MCT_HAVE_CUDA
-extern const sim_engine_t mct__escape_engine_cuda;
+extern const sim_engine_t sim_escape_engine_cuda;
 #endif
 
 #ifdef __cplusplus

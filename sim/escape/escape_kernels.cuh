@@ -38,7 +38,7 @@ static __global__ void mct_escape_tally_kernel(const int32_t* __restrict__ event
 /** Grid of the tally kernel: one thread per history (paper), or enough blocks
  * of `block` threads to fill each of the `sms` multiprocessors once (full; 2048
  * resident threads per multiprocessor on sm_70 to sm_90). */
-static inline int64_t mct__escape_tally_grid(mct_escape_launch_t launch, int64_t n, int block, int sms) {
+static inline int64_t sim_escape_tally_grid(mct_escape_launch_t launch, int64_t n, int block, int sms) {
     int64_t paper = (n + block - 1) / block;
     if (paper < 1) paper = 1;
     if (launch == MCT_ESCAPE_LAUNCH_PAPER) return paper;
@@ -47,32 +47,32 @@ static inline int64_t mct__escape_tally_grid(mct_escape_launch_t launch, int64_t
 }
 
 template <typename T, mct_method_t M>
-static void mct__escape_tally_launch_typed(const int32_t* events, int64_t n, mct_tally_view_t view, int64_t grid,
+static void sim_escape_tally_launch_typed(const int32_t* events, int64_t n, mct_tally_view_t view, int64_t grid,
                                            int block, cudaStream_t stream) {
     MCT_LAUNCH((mct_escape_tally_kernel<T, M>), (unsigned)grid, block, 0, stream, events, n, view);
 }
 
 template <typename T>
-static void mct__escape_tally_launch_method(const int32_t* events, int64_t n, mct_tally_view_t view, int64_t grid,
+static void sim_escape_tally_launch_method(const int32_t* events, int64_t n, mct_tally_view_t view, int64_t grid,
                                             int block, cudaStream_t stream) {
     switch (view.method) {
-    case MCT_METHOD_ATOMIC: mct__escape_tally_launch_typed<T, MCT_METHOD_ATOMIC>(events, n, view, grid, block, stream); break;
-    case MCT_METHOD_SHARED: mct__escape_tally_launch_typed<T, MCT_METHOD_SHARED>(events, n, view, grid, block, stream); break;
-    case MCT_METHOD_WARP_REDUCE: mct__escape_tally_launch_typed<T, MCT_METHOD_WARP_REDUCE>(events, n, view, grid, block, stream); break;
-    case MCT_METHOD_BLOCK_REDUCE: mct__escape_tally_launch_typed<T, MCT_METHOD_BLOCK_REDUCE>(events, n, view, grid, block, stream); break;
-    case MCT_METHOD_REPLICATED: mct__escape_tally_launch_typed<T, MCT_METHOD_REPLICATED>(events, n, view, grid, block, stream); break;
+    case MCT_METHOD_ATOMIC: sim_escape_tally_launch_typed<T, MCT_METHOD_ATOMIC>(events, n, view, grid, block, stream); break;
+    case MCT_METHOD_SHARED: sim_escape_tally_launch_typed<T, MCT_METHOD_SHARED>(events, n, view, grid, block, stream); break;
+    case MCT_METHOD_WARP_REDUCE: sim_escape_tally_launch_typed<T, MCT_METHOD_WARP_REDUCE>(events, n, view, grid, block, stream); break;
+    case MCT_METHOD_BLOCK_REDUCE: sim_escape_tally_launch_typed<T, MCT_METHOD_BLOCK_REDUCE>(events, n, view, grid, block, stream); break;
+    case MCT_METHOD_REPLICATED: sim_escape_tally_launch_typed<T, MCT_METHOD_REPLICATED>(events, n, view, grid, block, stream); break;
     default: break;
     }
 }
 
 /** Launches the tally kernel for the view's type and method (no synchronization). */
-static inline void mct__escape_tally_launch(const int32_t* events, int64_t n, mct_tally_view_t view, int64_t grid,
+static inline void sim_escape_tally_launch(const int32_t* events, int64_t n, mct_tally_view_t view, int64_t grid,
                                             int block, cudaStream_t stream) {
     switch (view.dtype) {
-    case MCT_DTYPE_I32: mct__escape_tally_launch_method<int32_t>(events, n, view, grid, block, stream); break;
-    case MCT_DTYPE_U64: mct__escape_tally_launch_method<uint64_t>(events, n, view, grid, block, stream); break;
-    case MCT_DTYPE_F32: mct__escape_tally_launch_method<float>(events, n, view, grid, block, stream); break;
-    case MCT_DTYPE_F64: mct__escape_tally_launch_method<double>(events, n, view, grid, block, stream); break;
+    case MCT_DTYPE_I32: sim_escape_tally_launch_method<int32_t>(events, n, view, grid, block, stream); break;
+    case MCT_DTYPE_U64: sim_escape_tally_launch_method<uint64_t>(events, n, view, grid, block, stream); break;
+    case MCT_DTYPE_F32: sim_escape_tally_launch_method<float>(events, n, view, grid, block, stream); break;
+    case MCT_DTYPE_F64: sim_escape_tally_launch_method<double>(events, n, view, grid, block, stream); break;
     default: break;
     }
 }

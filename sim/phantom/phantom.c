@@ -64,14 +64,14 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
     if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
     const int64_t n = p->voxels;
-    return mct__sim_check_float_tally(tally, n * n * n, &d);
+    return sim_check_float_tally(tally, n * n * n, &d);
 }
 
 /* Histories per engine call. CPU chunks bound the deposit buffers (about
  * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
 static const sim_engine_set_t phantom_engines = {
-    &mct__phantom_engine_cpu, INT64_C(1) << 12, &mct__phantom_engine_emulated, INT64_C(1) << 11,
-    SIM_CUDA_ENGINE(&mct__phantom_engine_cuda, INT64_C(1) << 26)};
+    &sim_phantom_engine_cpu, INT64_C(1) << 12, &sim_phantom_engine_emulated, INT64_C(1) << 11,
+    SIM_CUDA_ENGINE(&sim_phantom_engine_cuda, INT64_C(1) << 26)};
 
 /* After each batch, the tally's running sums give the batch's energy per
  * depth slab (their difference from the previous batch's). */
@@ -181,19 +181,19 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     mct_tally_desc_t d;
     mct_status_t st = sim_run_start(out, mct_phantom_check(p, tally), tally, &d);
     if (st) return st;
-    const double t0 = mct__sim_now_seconds();
+    const double t0 = sim_now_seconds();
     *out = (mct_phantom_result_t){0};
     out->batches = p->batches;
     out->slabs = p->voxels;
     out->slab_batch_mev = calloc((size_t)(p->batches * p->voxels), sizeof(double));
     out->batch_histories = calloc((size_t)p->batches, sizeof(int64_t));
-    mct__phantom_tables_t tables = {0};
+    sim_phantom_tables_t tables = {0};
     if (!out->slab_batch_mev || !out->batch_histories) st = MCT_STATUS_OUT_OF_MEMORY;
-    if (!st) st = mct__phantom_tables_build(p, &tables);
+    if (!st) st = sim_phantom_tables_build(p, &tables);
     const sim_phantom_problem_t problem = {p, &tables, mct_phantom_transport_for(p, d.method, d.dtype)};
     mct_phantom_counters_t c = {0};
     if (!st) st = run_engine(p, &problem, tally, out, &c);
-    mct__phantom_tables_free(&tables);
+    sim_phantom_tables_free(&tables);
     if (st) {
         mct_phantom_result_free(out);
         return st;
@@ -218,7 +218,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     out->adds = (double)c.adds;
     out->max_stack = (int)c.max_stack;
     out->transport = problem.transport;
-    out->seconds = mct__sim_now_seconds() - t0;
+    out->seconds = sim_now_seconds() - t0;
     /* A full stack kept the energy but changed the physics: not a valid run. */
     return c.overflow ? MCT_STATUS_OVERFLOW : MCT_STATUS_SUCCESS;
 }

@@ -81,12 +81,12 @@ static void cpu_destroy(void* ctx) {
 
 static mct_status_t cpu_create(void** ctx, const sim_engine_args_t* a) {
     const sim_phantom_problem_t* problem = a->problem;
-    const mct__phantom_tables_t* t = problem->tables;
+    const sim_phantom_tables_t* t = problem->tables;
     phantom_cpu_t* c = calloc(1, sizeof *c);
     *ctx = c;
     if (!c) return MCT_STATUS_OUT_OF_MEMORY;
     const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
-    c->threads = mct__sim_cpu_threads();
+    c->threads = sim_cpu_threads();
     c->data64 = malloc(count * sizeof *c->data64);
     c->data32 = malloc(count * sizeof *c->data32);
     c->sinks = calloc((size_t)c->threads, sizeof *c->sinks);
@@ -110,7 +110,7 @@ static mct_status_t cpu_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally
     int failed = 0;
 #pragma omp parallel num_threads(c->threads) reduction(| : failed)
     {
-        mct_phantom_cpu_sink_t* sink = &c->sinks[mct__sim_cpu_thread_id()];
+        mct_phantom_cpu_sink_t* sink = &c->sinks[sim_cpu_thread_id()];
         sink->n = 0;
         sink->runs = runs;
         mct_phantom_counters_t local = {0};
@@ -126,7 +126,7 @@ static mct_status_t cpu_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally
         }
         failed |= sink->failed;
 #pragma omp critical(mct_phantom_cpu_totals)
-        mct__phantom_counters_merge(&c->totals, &local);
+        sim_phantom_counters_merge(&c->totals, &local);
     }
     if (failed) return MCT_STATUS_OUT_OF_MEMORY;
     for (int i = 0; i < c->threads; ++i) {
@@ -143,4 +143,4 @@ static mct_status_t cpu_counters(void* ctx, void* out) {
     return MCT_STATUS_SUCCESS;
 }
 
-const sim_engine_t mct__phantom_engine_cpu = {cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy};
+const sim_engine_t sim_phantom_engine_cpu = {cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy};

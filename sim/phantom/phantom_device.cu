@@ -11,16 +11,16 @@
 #include "sim_device.cuh"
 
 #if MCT_IS_EMULATED
-#define MCT__PHANTOM_DEVICE_ENGINE mct__phantom_engine_emulated
+#define SIM_PHANTOM_DEVICE_ENGINE sim_phantom_engine_emulated
 #else
-#define MCT__PHANTOM_DEVICE_ENGINE mct__phantom_engine_cuda
+#define SIM_PHANTOM_DEVICE_ENGINE sim_phantom_engine_cuda
 #endif
 
 typedef struct {
     sim_phantom_views_t v;
     double* d64;
     float* d32;
-    mct__phantom_device_counters_t* counters;
+    sim_phantom_device_counters_t* counters;
     mct_tally_desc_t desc; /* the tally's: its type sizes the grid before the first view */
     cudaStream_t stream;
     int block, grid_blocks, sms, discard;
@@ -38,7 +38,7 @@ static void device_destroy(void* ctx) {
 static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
     const sim_phantom_problem_t* problem = (const sim_phantom_problem_t*)a->problem;
     const mct_phantom_params_t* p = problem->p;
-    const mct__phantom_tables_t* t = problem->tables;
+    const sim_phantom_tables_t* t = problem->tables;
     phantom_device_t* d = (phantom_device_t*)calloc(1, sizeof *d);
     *ctx = d;
     if (!d) return MCT_STATUS_OUT_OF_MEMORY;
@@ -47,6 +47,7 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
     d->block = p->block_size;
     d->grid_blocks = p->grid_blocks;
     d->discard = p->discard;
+    if (d->discard && !MCT_BENCHMARK_HOOKS) return MCT_STATUS_NOT_SUPPORTED; /* built without the discarding launch */
     const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
     cudaError_t err = sim_device_open(a->desc.device, &d->sms);
     if (!err) err = cudaMalloc((void**)&d->d64, count * sizeof(double));
@@ -67,8 +68,8 @@ template <typename R, typename T>
 static int persistent_grid(const phantom_device_t* d, const mct_tally_view_t& view) {
     if (d->grid_blocks > 0) return d->grid_blocks;
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mct__phantom_kernel_for<R, T>(view), d->block,
-                                                      mct__phantom_smem<T>(view, d->block)) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sim_phantom_kernel_for<R, T>(view), d->block,
+                                                      sim_phantom_smem<T>(view, d->block)) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();
         per_sm = 1;
@@ -106,10 +107,10 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
     const int64_t needed = (n + d->block - 1) / d->block;
     if (needed < grid) grid = (int)needed;
     if (d->v.transport == MCT_PHANTOM_TRANSPORT_F32)
-        mct__phantom_launch<float>(d->v.tb32, d->v.g32, (uint64_t)first, n, view, d->discard, d->counters, grid,
+        sim_phantom_launch<float>(d->v.tb32, d->v.g32, (uint64_t)first, n, view, d->discard, d->counters, grid,
                                    d->block, d->stream);
     else
-        mct__phantom_launch<double>(d->v.tb64, d->v.g64, (uint64_t)first, n, view, d->discard, d->counters, grid,
+        sim_phantom_launch<double>(d->v.tb64, d->v.g64, (uint64_t)first, n, view, d->discard, d->counters, grid,
                                     d->block, d->stream);
     /* Wait here, so the driver's transport time is the kernel's, not the launch's. */
     cudaError_t err = cudaPeekAtLastError();
@@ -120,7 +121,7 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
 static mct_status_t device_counters(void* ctx, void* totals) {
     const phantom_device_t* d = (const phantom_device_t*)ctx;
     mct_phantom_counters_t* out = (mct_phantom_counters_t*)totals;
-    mct__phantom_device_counters_t c;
+    sim_phantom_device_counters_t c;
     cudaError_t err = cudaMemcpyAsync(&c, d->counters, sizeof c, cudaMemcpyDeviceToHost, d->stream);
     if (!err) err = cudaStreamSynchronize(d->stream);
     if (err) return sim_status_of(err);
@@ -135,6 +136,6 @@ static mct_status_t device_counters(void* ctx, void* totals) {
     return MCT_STATUS_SUCCESS;
 }
 
-extern "C" const sim_engine_t MCT__PHANTOM_DEVICE_ENGINE = {
+extern "C" const sim_engine_t SIM_PHANTOM_DEVICE_ENGINE = {
     device_create, device_tally_threads, device_run_chunk, device_counters, device_destroy,
 };

@@ -18,7 +18,7 @@ extern "C" {
  * mct_phantom_counters_t. */
 typedef struct {
     const mct_phantom_params_t* p;
-    const mct__phantom_tables_t* tables; /**< copied where the transport runs */
+    const sim_phantom_tables_t* tables; /**< copied where the transport runs */
     mct_phantom_transport_t transport;   /**< resolved: F64 or F32 */
 } sim_phantom_problem_t;
 
@@ -37,21 +37,21 @@ static inline sim_phantom_views_t sim_phantom_views(const sim_phantom_problem_t*
                                                     const float* data32) {
     sim_phantom_views_t v;
     v.transport = problem->transport;
-    v.tb64 = mct__phantom_tables_view_f64(problem->tables, data64);
-    v.tb32 = mct__phantom_tables_view_f32(problem->tables, data32);
-    v.g64 = mct__phantom_geom_f64(problem->p);
-    v.g32 = mct__phantom_geom_f32(problem->p);
+    v.tb64 = sim_phantom_tables_view_f64(problem->tables, data64);
+    v.tb32 = sim_phantom_tables_view_f32(problem->tables, data32);
+    v.g64 = sim_phantom_geom_f64(problem->p);
+    v.g32 = sim_phantom_geom_f32(problem->p);
     return v;
 }
 
-extern const sim_engine_t mct__phantom_engine_cpu;
-extern const sim_engine_t mct__phantom_engine_emulated;
+extern const sim_engine_t sim_phantom_engine_cpu;
+extern const sim_engine_t sim_phantom_engine_emulated;
 #if MCT_HAVE_CUDA
-extern const sim_engine_t mct__phantom_engine_cuda;
+extern const sim_engine_t sim_phantom_engine_cuda;
 #endif
 
 /** Adds the counters b into a (sums, maxima, or). */
-static inline void mct__phantom_counters_merge(mct_phantom_counters_t* a, const mct_phantom_counters_t* b) {
+static inline void sim_phantom_counters_merge(mct_phantom_counters_t* a, const mct_phantom_counters_t* b) {
     a->escaped += b->escaped;
     a->scored += b->scored;
     a->uncollided += b->uncollided;

@@ -13,9 +13,9 @@
  * functions (phantom_physics_body.inc) are compiled once and called; a
  * history's state lives in the thread's local memory, where the step functions
  * load what they use; the engines' methods have their own kernel instances
- * (mct__phantom_kernel_for), `atomic`'s add being one instruction. One step
+ * (sim_phantom_kernel_for), `atomic`'s add being one instruction. One step
  * per pass of the thread's loop, a new history started in the pass where one
- * ends, and one kind of step per pass (mct__phantom_pass_kind) keep a warp's
+ * ends, and one kind of step per pass (sim_phantom_pass_kind) keep a warp's
  * lanes stepping together. The parameters the called functions read are
  * copied per block into shared memory, the registers are capped so that more
  * blocks share an SM, and a deposit's tally path makes no local loads. Code
@@ -34,7 +34,7 @@
 /** Where the threads' runs start in the dynamic shared memory: after the
  * tally's (the `shared` method's bins, block_reduce's warp sums). */
 template <typename T>
-static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view) {
+static MCT_HD inline size_t sim_phantom_run_offset(const mct_tally_view_t& view) {
     return (mct_block_tally_smem_bytes<T>(view) + 15) & ~(size_t)15;
 }
 
@@ -43,7 +43,7 @@ static MCT_HD inline size_t mct__phantom_run_offset(const mct_tally_view_t& view
  * emits shared loads, where one through the tally's reference (held in the
  * sink, in local memory) loads the reference and then the view through it
  * with generic loads, one after the other. */
-static __device__ __forceinline__ mct_tally_view_t& mct__phantom_shared_view(void) {
+static __device__ __forceinline__ mct_tally_view_t& sim_phantom_shared_view(void) {
     __shared__ mct_tally_view_t view;
     return view;
 }
@@ -51,10 +51,10 @@ static __device__ __forceinline__ mct_tally_view_t& mct__phantom_shared_view(voi
 /** A thread's run of deposits into one voxel: a voxel is never negative, so
  * the run needs no open flag (mct_thread_run's nonnegative form), and its
  * index is below 2^31, so it is an int (one register to compare and move).
- * The sink places the slots and mct__phantom_run_end sizes them by this one
+ * The sink places the slots and sim_phantom_run_end sizes them by this one
  * type. */
 template <typename T>
-using mct__phantom_run_t = mct_thread_run<T, true, int>;
+using sim_phantom_run_t = mct_thread_run<T, true, int>;
 
 /* MCT_BENCHMARK_HOOKS (the build option of that name, on by default) keeps
  * the discarding launch the benchmark measures the tally's overhead against;
@@ -66,7 +66,7 @@ using mct__phantom_run_t = mct_thread_run<T, true, int>;
 /** Where a deposit goes: the block's tally (method M, or the view's at run
  * time), or nowhere in the benchmark's discarding launch (the values still
  * reach the counters, so the transport cannot be optimized away); the branch
- * is uniform over the grid. Where the method allows it (mct__phantom_runs), a
+ * is uniform over the grid. Where the method allows it (sim_phantom_runs), a
  * thread's consecutive deposits into one voxel are summed first and reach the
  * tally as one add (mct_thread_run). The add is inlined at the transport's one
  * deposit site (deposit_segment), which is compiled once and called, and
@@ -79,10 +79,10 @@ using mct__phantom_run_t = mct_thread_run<T, true, int>;
  * stores, not generic ones. The block's mode (runs, adds or discard) is in
  * shared memory too, one broadcast load, so a deposit loads nothing from local
  * memory. The dynamic shared memory holds the tally's storage first, then the
- * runs (mct__phantom_run_offset). */
+ * runs (sim_phantom_run_offset). */
 template <typename T, mct_method_t M, mct_block_mode_t MODE>
-struct mct__phantom_sink {
-    typedef mct__phantom_run_t<T> run_t;
+struct sim_phantom_sink {
+    typedef sim_phantom_run_t<T> run_t;
     static constexpr int ADDS = -1;    /* mode: no runs, every deposit is an add */
     static constexpr int DISCARD = -2; /* mode: the benchmark's discarding launch */
     mct_block_tally<T, M, MODE> tally;
@@ -94,10 +94,10 @@ struct mct__phantom_sink {
         return m;
     }
     /** Every thread of the block, converged (the tally's constructor). */
-    __device__ __forceinline__ mct__phantom_sink(const mct_tally_view_t& view, int runs, int discard)
+    __device__ __forceinline__ sim_phantom_sink(const mct_tally_view_t& view, int runs, int discard)
         : tally(view, smem()) {
         if (mct_thread_rank() == 0)
-            mode() = MCT_BENCHMARK_HOOKS && discard ? DISCARD : runs ? (int)mct__phantom_run_offset<T>(view) : ADDS;
+            mode() = MCT_BENCHMARK_HOOKS && discard ? DISCARD : runs ? (int)sim_phantom_run_offset<T>(view) : ADDS;
         __syncthreads();
         if (mode() >= 0) *run(mode()) = run_t();
     }
@@ -123,7 +123,7 @@ struct mct__phantom_sink {
          * adds per lane reads the view in shared memory itself (the one
          * thing the tally would do). */
         if constexpr (MODE == MCT_BLOCK_MODE_PER_LANE && M != MCT_METHOD_FROM_VIEW)
-            mct_add<T, M>(mct__phantom_shared_view(), voxel, v);
+            mct_add<T, M>(sim_phantom_shared_view(), voxel, v);
         else
             tally.add_in_memory(voxel, v);
     }
@@ -143,10 +143,10 @@ struct mct__phantom_sink {
 
 /** The transport functions and types of one precision. */
 template <typename R>
-struct mct__phantom_real;
+struct sim_phantom_real;
 
 template <>
-struct mct__phantom_real<double> {
+struct sim_phantom_real<double> {
     typedef mct_ph_tables_t_f64 tables_t;
     typedef mct_ph_geom_t_f64 geom_t;
     typedef mct_ph_track_t_f64 track_t;
@@ -162,7 +162,7 @@ struct mct__phantom_real<double> {
 };
 
 template <>
-struct mct__phantom_real<float> {
+struct sim_phantom_real<float> {
     typedef mct_ph_tables_t_f32 tables_t;
     typedef mct_ph_geom_t_f32 geom_t;
     typedef mct_ph_track_t_f32 track_t;
@@ -183,7 +183,7 @@ typedef struct {
     double escaped, scored, uncollided, path_sum;
     unsigned long long path_max_bits, adds;
     unsigned int max_stack, overflow;
-} mct__phantom_device_counters_t;
+} sim_phantom_device_counters_t;
 
 /* The step functions and the tally's add are not inlined and read the
  * tables, the geometry and the tally's view through pointers to the kernel's
@@ -191,9 +191,9 @@ typedef struct {
  * where a plain parameter would be copied to each thread's stack first.
  * Nothing to say on the host (the emulation). */
 #if defined(__CUDACC__)
-#define MCT__PH_GRID_CONST __grid_constant__
+#define SIM_PH_GRID_CONST __grid_constant__
 #else
-#define MCT__PH_GRID_CONST
+#define SIM_PH_GRID_CONST
 #endif
 
 /* The kernel's registers are capped at 80, so that 6 blocks of 128 threads
@@ -202,16 +202,16 @@ typedef struct {
  * methods that loop on a compare-and-swap in global memory (wag, kahan at many
  * bins) pay more for it, and one instance without the cap slowed the others
  * (measured, bench/results/README.md). */
-#define MCT__PH_REGISTER_CAP 80
+#define SIM_PH_REGISTER_CAP 80
 #if defined(__CUDACC__)
-#define MCT__PH_MAX_REGISTERS __maxnreg__(MCT__PH_REGISTER_CAP)
+#define SIM_PH_MAX_REGISTERS __maxnreg__(SIM_PH_REGISTER_CAP)
 #else
-#define MCT__PH_MAX_REGISTERS
+#define SIM_PH_MAX_REGISTERS
 #endif
 
-/* A warp turns to photon steps or hard events once 1/MCT__PH_QUORUM of its
- * lanes wait for them (see mct__phantom_pass_kind). */
-#define MCT__PH_QUORUM 4
+/* A warp turns to photon steps or hard events once 1/SIM_PH_QUORUM of its
+ * lanes wait for them (see sim_phantom_pass_kind). */
+#define SIM_PH_QUORUM 4
 
 /** The kind of step (MCT_PH_NEXT_*) the calling lanes of a warp take in this
  * pass, from the kind each lane's history needs next. Lanes of different kinds
@@ -224,12 +224,12 @@ typedef struct {
  * quorum chosen by measurement. Only when a step runs changes, never what it
  * does: a history's random numbers and result are those of the CPU engine.
  * The lanes compute the same answer from the same ballots. */
-static __device__ __forceinline__ int mct__phantom_pass_kind(int next) {
+static __device__ __forceinline__ int sim_phantom_pass_kind(int next) {
     const unsigned lanes = __activemask();
     const int n = __popc(lanes);
     const int photons = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_PHOTON));
     const int events = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_EVENT));
-    const int quorum = (n + MCT__PH_QUORUM - 1) / MCT__PH_QUORUM;
+    const int quorum = (n + SIM_PH_QUORUM - 1) / SIM_PH_QUORUM;
     if (events >= quorum && events >= photons) return MCT_PH_NEXT_EVENT;
     if (photons >= quorum) return MCT_PH_NEXT_PHOTON;
     return MCT_PH_NEXT_ELECTRON; /* some lane has one: without, a kind would hold half the lanes */
@@ -237,26 +237,26 @@ static __device__ __forceinline__ int mct__phantom_pass_kind(int next) {
 
 /** The kernel's parameters that the called functions read by pointer. */
 template <typename R>
-struct mct__phantom_params {
-    typename mct__phantom_real<R>::tables_t tb;
-    typename mct__phantom_real<R>::geom_t g;
+struct sim_phantom_params {
+    typename sim_phantom_real<R>::tables_t tb;
+    typename sim_phantom_real<R>::geom_t g;
 };
 
 /** Histories [first, first + n): transport precision R, tally type T, tally
  * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add) in block
  * tally mode MODE (MCT_BLOCK_MODE_ANY: the method's, found at run time). */
 template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE>
-static __global__ void MCT__PH_MAX_REGISTERS
-mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::tables_t tb,
-                   MCT__PH_GRID_CONST const typename mct__phantom_real<R>::geom_t g, uint64_t first, int64_t n,
-                   MCT__PH_GRID_CONST const mct_tally_view_t view, int discard, int runs,
-                   mct__phantom_device_counters_t* out) {
+static __global__ void SIM_PH_MAX_REGISTERS
+mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_t tb,
+                   SIM_PH_GRID_CONST const typename sim_phantom_real<R>::geom_t g, uint64_t first, int64_t n,
+                   SIM_PH_GRID_CONST const mct_tally_view_t view, int discard, int runs,
+                   sim_phantom_device_counters_t* out) {
     /* The geometry, the tables' header and the tally's view, which the called
      * step functions and the add read through pointers, copied once per block
      * into shared memory: shared loads (one broadcast per warp) instead of
      * generic loads from the parameter space. */
-    __shared__ mct__phantom_params<R> params;
-    mct_tally_view_t& pview = mct__phantom_shared_view();
+    __shared__ sim_phantom_params<R> params;
+    mct_tally_view_t& pview = sim_phantom_shared_view();
     if (mct_thread_rank() == 0) {
         params = {tb, g};
         pview = view;
@@ -264,24 +264,24 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
     __syncthreads();
     const auto* const ptb = &params.tb;
     const auto* const pg = &params.g;
-    mct__phantom_sink<T, M, MODE> sink(pview, runs, discard);
+    sim_phantom_sink<T, M, MODE> sink(pview, runs, discard);
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
      * ends. A lane whose next step is not of the pass's kind waits. */
-    typename mct__phantom_real<R>::track_t track;
+    typename sim_phantom_real<R>::track_t track;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     int64_t next = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (int busy = 0;;) {
         if (!busy) {
             if (next >= n) break;
-            mct__phantom_real<R>::begin(&track, pg, first + (uint64_t)next);
+            sim_phantom_real<R>::begin(&track, pg, first + (uint64_t)next);
             next += stride;
             busy = 1; /* it may wait before its first step */
         }
-        const int next_kind = mct__phantom_real<R>::next(&track);
-        if (next_kind == mct__phantom_pass_kind(next_kind))
-            busy = mct__phantom_real<R>::step(&sink, pg, ptb, &track, &c);
+        const int next_kind = sim_phantom_real<R>::next(&track);
+        if (next_kind == sim_phantom_pass_kind(next_kind))
+            busy = sim_phantom_real<R>::step(&sink, pg, ptb, &track, &c);
     }
     sink.flush();
     if (c.adds == 0 && c.escaped == 0.0) return; /* a thread without histories */
@@ -300,19 +300,19 @@ mct_phantom_kernel(MCT__PH_GRID_CONST const typename mct__phantom_real<R>::table
  * deposit is an add, which is slower but the same). The discarding launch of
  * the benchmark reserves the same memory, so both launches have one shape. */
 template <typename T>
-static inline size_t mct__phantom_run_end(const mct_tally_view_t& view, int block) {
-    return mct__phantom_run_offset<T>(view) + (size_t)block * sizeof(mct__phantom_run_t<T>);
+static inline size_t sim_phantom_run_end(const mct_tally_view_t& view, int block) {
+    return sim_phantom_run_offset<T>(view) + (size_t)block * sizeof(sim_phantom_run_t<T>);
 }
 template <typename T>
-static inline int mct__phantom_runs(const mct_tally_view_t& view, int block) {
+static inline int sim_phantom_runs(const mct_tally_view_t& view, int block) {
     return mct_method_accepts_runs(view.method, view.dtype) &&
-           mct__phantom_run_end<T>(view, block) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
+           sim_phantom_run_end<T>(view, block) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
 }
 
 /** Dynamic shared memory of the kernel for this tally and block size. */
 template <typename T>
-static inline size_t mct__phantom_smem(const mct_tally_view_t& view, int block) {
-    return mct__phantom_runs<T>(view, block) ? mct__phantom_run_end<T>(view, block) : mct_block_tally_smem_bytes<T>(view);
+static inline size_t sim_phantom_smem(const mct_tally_view_t& view, int block) {
+    return sim_phantom_runs<T>(view, block) ? sim_phantom_run_end<T>(view, block) : mct_block_tally_smem_bytes<T>(view);
 }
 
 /** The kernel for the view. The methods of the paper's engines and the one
@@ -322,11 +322,11 @@ static inline size_t mct__phantom_smem(const mct_tally_view_t& view, int block) 
  * method shares the instance that picks the method at each add, whose larger
  * code makes the transport itself slower. */
 template <typename R>
-using mct__phantom_kernel_t = void (*)(typename mct__phantom_real<R>::tables_t, typename mct__phantom_real<R>::geom_t,
-                                       uint64_t, int64_t, mct_tally_view_t, int, int, mct__phantom_device_counters_t*);
+using sim_phantom_kernel_t = void (*)(typename sim_phantom_real<R>::tables_t, typename sim_phantom_real<R>::geom_t,
+                                       uint64_t, int64_t, mct_tally_view_t, int, int, sim_phantom_device_counters_t*);
 
 template <typename R, typename T>
-static inline mct__phantom_kernel_t<R> mct__phantom_kernel_for(const mct_tally_view_t& view) {
+static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view) {
     if (view.method == MCT_METHOD_ATOMIC) return mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC, MCT_BLOCK_MODE_PER_LANE>;
     if (view.method == MCT_METHOD_BLOCK_REDUCE &&
         mct_block_mode_of(view.method, view.nbins, sizeof(T)) == MCT_BLOCK_MODE_REGISTERS)
@@ -338,18 +338,18 @@ static inline mct__phantom_kernel_t<R> mct__phantom_kernel_for(const mct_tally_v
 
 /** Launches the kernel for the view's type and method (no synchronization). */
 template <typename R>
-static inline void mct__phantom_launch(const typename mct__phantom_real<R>::tables_t& tb,
-                                       const typename mct__phantom_real<R>::geom_t& g, uint64_t first, int64_t n,
-                                       const mct_tally_view_t& view, int discard, mct__phantom_device_counters_t* out,
+static inline void sim_phantom_launch(const typename sim_phantom_real<R>::tables_t& tb,
+                                       const typename sim_phantom_real<R>::geom_t& g, uint64_t first, int64_t n,
+                                       const mct_tally_view_t& view, int discard, sim_phantom_device_counters_t* out,
                                        int grid, int block, cudaStream_t stream) {
     if (view.dtype == MCT_DTYPE_F32) {
-        const auto kernel = mct__phantom_kernel_for<R, float>(view);
-        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<float>(view, block), stream, tb, g, first, n, view,
-                   discard, mct__phantom_runs<float>(view, block), out);
+        const auto kernel = sim_phantom_kernel_for<R, float>(view);
+        MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<float>(view, block), stream, tb, g, first, n, view,
+                   discard, sim_phantom_runs<float>(view, block), out);
     } else {
-        const auto kernel = mct__phantom_kernel_for<R, double>(view);
-        MCT_LAUNCH(((*kernel)), grid, block, mct__phantom_smem<double>(view, block), stream, tb, g, first, n, view,
-                   discard, mct__phantom_runs<double>(view, block), out);
+        const auto kernel = sim_phantom_kernel_for<R, double>(view);
+        MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<double>(view, block), stream, tb, g, first, n, view,
+                   discard, sim_phantom_runs<double>(view, block), out);
     }
 }
 

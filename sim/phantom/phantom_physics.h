@@ -126,7 +126,7 @@ MCT_INLINE MCT_HD void mct_phantom_rng_init(mct_phantom_rng_t* r, uint64_t seed,
 
 /** Fills buf[from..7] with the next blocks of the stream (from = 0 or 4) and
  * starts there. Compiled once and called. */
-MCT_PH_COLD MCT_HD void mct__phantom_rng_fill(mct_phantom_rng_t* r, uint32_t from) {
+MCT_PH_COLD MCT_HD void sim_phantom_rng_fill(mct_phantom_rng_t* r, uint32_t from) {
     for (uint32_t i = from; i < 8u; i += 4u) {
         const mct_ctr4x32_t b = mct_philox4x32_10(r->ctr, r->key);
         ++r->ctr.v[2];
@@ -137,11 +137,11 @@ MCT_PH_COLD MCT_HD void mct__phantom_rng_fill(mct_phantom_rng_t* r, uint32_t fro
 
 /** The start of a step: `words` (4 or 8) fresh words. */
 MCT_INLINE MCT_HD void mct_phantom_rng_step(mct_phantom_rng_t* r, uint32_t words) {
-    mct__phantom_rng_fill(r, 8u - words);
+    sim_phantom_rng_fill(r, 8u - words);
 }
 
 MCT_INLINE MCT_HD uint32_t mct_phantom_rng_u32(mct_phantom_rng_t* r) {
-    if (r->idx == 8u) mct__phantom_rng_fill(r, 4u);
+    if (r->idx == 8u) sim_phantom_rng_fill(r, 4u);
     return r->buf[r->idx++];
 }
 

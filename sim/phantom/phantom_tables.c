@@ -34,12 +34,12 @@ static double interp(const double* tab, int rows, int cols, int col, double x) {
     return y0 + (y1 - y0) * (x - x0) / (x1 - x0);
 }
 
-static double xcom(int col, double e) { return interp(mct__water_xcom, mct__water_xcom_rows, mct__water_xcom_cols, col, e); }
-static double estar(int col, double t) { return interp(mct__water_estar, mct__water_estar_rows, mct__water_estar_cols, col, t); }
+static double xcom(int col, double e) { return interp(sim_water_xcom, sim_water_xcom_rows, sim_water_xcom_cols, col, e); }
+static double estar(int col, double t) { return interp(sim_water_estar, sim_water_estar_rows, sim_water_estar_cols, col, t); }
 
 double mct_phantom_xcom_mu(double e, int with_coherent) { return xcom(with_coherent ? XCOM_TOT : XCOM_TOT_NOCOH, e); }
 double mct_phantom_srd126_mu(double e) {
-    return interp(mct__water_srd126, mct__water_srd126_rows, mct__water_srd126_cols, 1, e);
+    return interp(sim_water_srd126, sim_water_srd126_rows, sim_water_srd126_cols, 1, e);
 }
 double mct_phantom_estar_csda_cm(double t) { return estar(ESTAR_CSDA, t); }
 
@@ -123,9 +123,9 @@ static double s_cont(double t, thresholds_t th) {
 
 /* ---- Building ------------------------------------------------------------ */
 
-static double* table(mct__phantom_tables_t* t, int k) { return t->f64 + (size_t)k * t->n; }
+static double* table(sim_phantom_tables_t* t, int k) { return t->f64 + (size_t)k * t->n; }
 
-static void build_photon(mct__phantom_tables_t* t) {
+static void build_photon(sim_phantom_tables_t* t) {
     for (int i = 0; i < t->n; ++i) {
         const double e = exp(t->p_ln0 + i / t->p_inv);
         const double incoh = xcom(XCOM_INCOH, e), photo = xcom(XCOM_PHOTO, e);
@@ -140,7 +140,7 @@ static void build_photon(mct__phantom_tables_t* t) {
 /* Range by Simpson's rule on each grid interval of ln T (the integrand
  * T/S(T) is smooth there), starting from ESTAR's CSDA range at the first
  * point, where no threshold is passed. */
-static void build_electron(mct__phantom_tables_t* t, thresholds_t th) {
+static void build_electron(sim_phantom_tables_t* t, thresholds_t th) {
     double* range = table(t, MCT_PH_T_RANGE);
     const double h = 1.0 / t->e_inv;
     double prev_f = 0.0;
@@ -175,7 +175,7 @@ static void build_electron(mct__phantom_tables_t* t, thresholds_t th) {
 
 /* Energy as a function of residual range: the exact inverse of the engine's
  * forward look-up (linear in ln T between grid points). */
-static void build_inverse_range(mct__phantom_tables_t* t) {
+static void build_inverse_range(sim_phantom_tables_t* t) {
     const double* range = table(t, MCT_PH_T_RANGE);
     double* e_of_r = table(t, MCT_PH_T_E_OF_R);
     t->r_ln0 = log(range[0]);
@@ -191,13 +191,13 @@ static void build_inverse_range(mct__phantom_tables_t* t) {
     }
 }
 
-mct_status_t mct__phantom_tables_build(const mct_phantom_params_t* p, mct__phantom_tables_t* t) {
+mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, sim_phantom_tables_t* t) {
     const int n = MCT_PHANTOM_TABLE_POINTS;
     t->n = n;
     t->f64 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(double));
     t->f32 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(float));
     if (!t->f64 || !t->f32) {
-        mct__phantom_tables_free(t);
+        sim_phantom_tables_free(t);
         return MCT_STATUS_OUT_OF_MEMORY;
     }
     t->p_ln0 = log(PHOTON_E_MIN);
@@ -211,7 +211,7 @@ mct_status_t mct__phantom_tables_build(const mct_phantom_params_t* p, mct__phant
     return MCT_STATUS_SUCCESS;
 }
 
-void mct__phantom_tables_free(mct__phantom_tables_t* t) {
+void sim_phantom_tables_free(sim_phantom_tables_t* t) {
     if (!t) return;
     free(t->f64);
     free(t->f32);
@@ -219,12 +219,12 @@ void mct__phantom_tables_free(mct__phantom_tables_t* t) {
     t->f32 = NULL;
 }
 
-mct_ph_tables_t_f64 mct__phantom_tables_view_f64(const mct__phantom_tables_t* t, const double* data) {
+mct_ph_tables_t_f64 sim_phantom_tables_view_f64(const sim_phantom_tables_t* t, const double* data) {
     mct_ph_tables_t_f64 v = {data, t->n, t->p_ln0, t->p_inv, t->e_ln0, t->e_inv, t->r_ln0, t->r_inv};
     return v;
 }
 
-mct_ph_tables_t_f32 mct__phantom_tables_view_f32(const mct__phantom_tables_t* t, const float* data) {
+mct_ph_tables_t_f32 sim_phantom_tables_view_f32(const sim_phantom_tables_t* t, const float* data) {
     mct_ph_tables_t_f32 v = {data,          t->n,          (float)t->p_ln0, (float)t->p_inv,
                              (float)t->e_ln0, (float)t->e_inv, (float)t->r_ln0, (float)t->r_inv};
     return v;
@@ -236,21 +236,21 @@ mct_ph_tables_t_f32 mct__phantom_tables_view_f32(const mct__phantom_tables_t* t,
         (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction,                                       \
         (p)->mcs == MCT_PHANTOM_MCS_HIGHLAND ? MCT_PH_MCS_HIGHLAND : MCT_PH_MCS_TRANSPORT, (p)->seed
 
-mct_ph_geom_t_f64 mct__phantom_geom_f64(const mct_phantom_params_t* p) {
+mct_ph_geom_t_f64 sim_phantom_geom_f64(const mct_phantom_params_t* p) {
     const thresholds_t th = thresholds_of(p);
     return mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th));
 }
 
-mct_ph_geom_t_f32 mct__phantom_geom_f32(const mct_phantom_params_t* p) {
+mct_ph_geom_t_f32 sim_phantom_geom_f32(const mct_phantom_params_t* p) {
     const thresholds_t th = thresholds_of(p);
     return mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th));
 }
 
 double mct_phantom_engine_range_cm(const mct_phantom_params_t* p, double energy_MeV) {
-    mct__phantom_tables_t t = {0};
-    if (mct__phantom_tables_build(p, &t)) return NAN;
-    mct_ph_tables_t_f64 v = mct__phantom_tables_view_f64(&t, t.f64);
+    sim_phantom_tables_t t = {0};
+    if (sim_phantom_tables_build(p, &t)) return NAN;
+    mct_ph_tables_t_f64 v = sim_phantom_tables_view_f64(&t, t.f64);
     const double r = mct_ph_range_f64(&v, energy_MeV);
-    mct__phantom_tables_free(&t);
+    sim_phantom_tables_free(&t);
     return r;
 }

@@ -62,7 +62,7 @@ mct_status_t mct_scatter_check(const mct_scatter_params_t* p, mct_tally_t tally)
     if (!p || !tally) return MCT_STATUS_NULL_POINTER;
     if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
-    const mct_status_t st = mct__sim_check_float_tally(tally, p->bins * p->width, &d);
+    const mct_status_t st = sim_check_float_tally(tally, p->bins * p->width, &d);
     if (st) return st;
     if (d.method == MCT_METHOD_SORT_REDUCE && d.pair_capacity < p->width) return MCT_STATUS_INVALID_VALUE;
     return MCT_STATUS_SUCCESS;
@@ -103,8 +103,8 @@ double mct_scatter_bin_bound(const mct_tally_desc_t* d, int64_t count, double su
  * GPU; under the emulation the add kernels are slow, so smaller calls keep
  * the progress moving. */
 static const sim_engine_set_t scatter_engines = {
-    &mct__scatter_engine_host, INT64_C(1) << 23, &mct__scatter_engine_host, INT64_C(1) << 18,
-    SIM_CUDA_ENGINE(&mct__scatter_engine_cuda, INT64_C(1) << 27)};
+    &sim_scatter_engine_host, INT64_C(1) << 23, &sim_scatter_engine_host, INT64_C(1) << 18,
+    SIM_CUDA_ENGINE(&sim_scatter_engine_cuda, INT64_C(1) << 27)};
 
 /* The exact-as-possible sums of every bin and the number of values in each
  * cell, from the same inputs, serially in long double. */
@@ -118,7 +118,7 @@ static mct_status_t reference_sums(const mct_scatter_params_t* p, long double* r
     }
     for (int64_t first = 0; first < p->n; first += chunk) {
         const int64_t n = p->n - first < chunk ? p->n - first : chunk;
-        mct__scatter_generate_host(p, first, n, keys, values, chunk);
+        sim_scatter_generate_host(p, first, n, keys, values, chunk);
         for (int64_t i = 0; i < n; ++i) {
             count[keys[i]] += 1;
             long double* bin = ref + (int64_t)keys[i] * p->width;
@@ -175,13 +175,13 @@ mct_status_t mct_scatter_run(const mct_scatter_params_t* p, mct_tally_t tally, m
     if (!sums) return MCT_STATUS_OUT_OF_MEMORY;
 
     *out = (mct_scatter_result_t){0};
-    const double t0 = mct__sim_now_seconds();
+    const double t0 = sim_now_seconds();
     sim_run_t run = {.engines = &scatter_engines, .problem = p, .tally = tally, .histories = p->n,
                      .batches = p->batches, .chunk = p->chunk, .values_per_history = p->width,
                      .progress = p->progress, .progress_ctx = p->progress_ctx};
     st = sim_run(&run);
     if (!st) st = mct_tally_sums(tally, sums);
-    if (!st) fill_totals(p, sums, mct__sim_now_seconds() - t0, out);
+    if (!st) fill_totals(p, sums, sim_now_seconds() - t0, out);
     const int check = p->check == MCT_SCATTER_CHECK_ALWAYS ||
                       (p->check == MCT_SCATTER_CHECK_AUTO && p->n <= MCT_SCATTER_CHECK_AUTO_MAX);
     if (!st && check) st = check_bins(p, &d, sums, out);

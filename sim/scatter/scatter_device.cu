@@ -36,6 +36,6 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
     return st ? st : mct_tally_add_device_grouped(tally, keys, values, n, args.width, d->chunk);
 }
 
-extern "C" const sim_engine_t mct__scatter_engine_cuda = {
+extern "C" const sim_engine_t sim_scatter_engine_cuda = {
     device_create, NULL, device_run_chunk, NULL, sim_device_buffers_destroy,
 };

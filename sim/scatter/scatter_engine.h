@@ -15,14 +15,14 @@ extern "C" {
 #endif
 
 /** Host arrays, for the cpu and emulated backends (whose memory is the host's). */
-extern const sim_engine_t mct__scatter_engine_host;
+extern const sim_engine_t sim_scatter_engine_host;
 #if MCT_HAVE_CUDA
-extern const sim_engine_t mct__scatter_engine_cuda;
+extern const sim_engine_t sim_scatter_engine_cuda;
 #endif
 
 /** Writes the keys of particles [first, first + n) to keys[0 .. n) and their
  * values to values[c * stride + i] (OpenMP; also the reference's inputs). */
-void mct__scatter_generate_host(const mct_scatter_params_t* p, int64_t first, int64_t n, uint32_t* keys,
+void sim_scatter_generate_host(const mct_scatter_params_t* p, int64_t first, int64_t n, uint32_t* keys,
                                 double* values, int64_t stride);
 
 #ifdef __cplusplus

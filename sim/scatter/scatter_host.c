@@ -5,7 +5,7 @@
  * with the tally's method on its backend. */
 #include "scatter_engine.h"
 
-void mct__scatter_generate_host(const mct_scatter_params_t* p, int64_t first, int64_t n, uint32_t* keys,
+void sim_scatter_generate_host(const mct_scatter_params_t* p, int64_t first, int64_t n, uint32_t* keys,
                                 double* values, int64_t stride) {
     const uint64_t bins = (uint64_t)p->bins, total = (uint64_t)p->n;
 #pragma omp parallel for schedule(static)
@@ -25,8 +25,8 @@ static mct_status_t host_create(void** ctx, const sim_engine_args_t* a) {
 static mct_status_t host_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
     const sim_buffers_t* h = ctx;
     const mct_scatter_params_t* p = h->problem;
-    mct__scatter_generate_host(p, first, n, h->buf[0], h->buf[1], h->chunk);
+    sim_scatter_generate_host(p, first, n, h->buf[0], h->buf[1], h->chunk);
     return mct_tally_add_device_grouped(tally, h->buf[0], h->buf[1], n, p->width, h->chunk);
 }
 
-const sim_engine_t mct__scatter_engine_host = {host_create, NULL, host_run_chunk, NULL, sim_host_buffers_destroy};
+const sim_engine_t sim_scatter_engine_host = {host_create, NULL, host_run_chunk, NULL, sim_host_buffers_destroy};

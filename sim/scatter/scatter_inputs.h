@@ -28,7 +28,7 @@ typedef enum {
 
 /** Philox stream of update i: counter (i, event, draw), key = seed. Event 0
  * draws the key, event 1 + c/2 the values of components c, c+1. */
-MCT_INLINE MCT_HD mct_ctr4x32_t mct__scatter_draw(uint64_t seed, uint64_t i, uint32_t event) {
+MCT_INLINE MCT_HD mct_ctr4x32_t sim_scatter_draw(uint64_t seed, uint64_t i, uint32_t event) {
     return mct_philox4x32_10(mct_philox_ctr_history(i, event, 0u), mct_philox_key_from_seed(seed));
 }
 
@@ -44,14 +44,14 @@ MCT_INLINE MCT_HD uint32_t mct_scatter_key(mct_scatter_pattern_t pattern, uint64
         while ((k + 1) * n <= i * bins && k + 1 < bins) ++k;
         return (uint32_t)k;
     }
-    const mct_ctr4x32_t r = mct__scatter_draw(seed, i, 0u);
+    const mct_ctr4x32_t r = sim_scatter_draw(seed, i, 0u);
     if (pattern == MCT_SCATTER_HOT && (r.v[1] & 1u)) return (uint32_t)(bins / 2);
     return (uint32_t)(((uint64_t)r.v[0] * bins) >> 32);
 }
 
 /** Component c (0 <= c) of update i, uniform on (0, 1]. */
 MCT_INLINE MCT_HD double mct_scatter_value(uint64_t seed, uint64_t i, uint32_t c) {
-    const mct_ctr4x32_t r = mct__scatter_draw(seed, i, 1u + c / 2u);
+    const mct_ctr4x32_t r = sim_scatter_draw(seed, i, 1u + c / 2u);
     return (c & 1u) ? mct_u01_open_closed_f64_53(r.v[2], r.v[3]) : mct_u01_open_closed_f64_53(r.v[0], r.v[1]);
 }
 

@@ -40,7 +40,7 @@ mct_status_t mct_tally_only_check(const mct_tally_only_params_t* p, mct_tally_t 
     if (!p || !tally) return MCT_STATUS_NULL_POINTER;
     if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
-    const mct_status_t st = mct__sim_check_float_tally(tally, p->bins, &d);
+    const mct_status_t st = sim_check_float_tally(tally, p->bins, &d);
     if (st) return st;
     if (d.method == MCT_METHOD_SORT_REDUCE && d.pair_capacity < p->collisions) return MCT_STATUS_INVALID_VALUE;
     return MCT_STATUS_SUCCESS;
@@ -50,8 +50,8 @@ mct_status_t mct_tally_only_check(const mct_tally_only_params_t* p, mct_tally_t 
  * arrays (12 bytes each); the GPU engines keep nothing per particle, so a
  * batch is one launch there (the emulated one, smaller launches for progress). */
 static const sim_engine_set_t tally_only_engines = {
-    &mct__tally_only_engine_cpu, INT64_C(1) << 20, &mct__tally_only_engine_emulated, INT64_C(1) << 18,
-    SIM_CUDA_ENGINE(&mct__tally_only_engine_cuda, INT64_C(1) << 50)};
+    &sim_tally_only_engine_cpu, INT64_C(1) << 20, &sim_tally_only_engine_emulated, INT64_C(1) << 18,
+    SIM_CUDA_ENGINE(&sim_tally_only_engine_cuda, INT64_C(1) << 50)};
 
 /* The tally's running total over all bins. */
 static mct_status_t running_total(mct_tally_t tally, double* sums, int64_t bins, double* total) {
@@ -123,7 +123,7 @@ mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t ta
     mct_tally_desc_t d;
     mct_status_t st = sim_run_start(out, mct_tally_only_check(p, tally), tally, &d);
     if (st) return st;
-    const double t0 = mct__sim_now_seconds();
+    const double t0 = sim_now_seconds();
     batch_totals_t bt = {tally, p->bins, malloc((size_t)p->bins * sizeof(double)),
                          malloc((size_t)p->batches * sizeof(double)), 0.0, malloc((size_t)p->batches * sizeof(int64_t))};
     st = bt.sums && bt.batch_total && bt.batch_size ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
@@ -139,7 +139,7 @@ mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t ta
         /* The total's standard error: particles times that of the mean per particle. */
         const double particles = (double)p->particles;
         const double se = particles * sim_batch_error(bt.batch_total, 1, bt.batch_size, p->batches, total, particles);
-        fill_result(p, bt.sums, total, se, mct__sim_now_seconds() - t0, out);
+        fill_result(p, bt.sums, total, se, sim_now_seconds() - t0, out);
     }
     free(bt.sums);
     free(bt.batch_total);

@@ -38,5 +38,5 @@ static mct_status_t cpu_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally
     return mct_tally_add_device(tally, all_keys, all_values, n * collisions);
 }
 
-const sim_engine_t mct__tally_only_engine_cpu = {cpu_create, sim_cpu_tally_threads, cpu_run_chunk, NULL,
+const sim_engine_t sim_tally_only_engine_cpu = {cpu_create, sim_cpu_tally_threads, cpu_run_chunk, NULL,
                                                  sim_host_buffers_destroy};

@@ -7,9 +7,9 @@
 #include "tally_only_kernels.cuh"
 
 #if MCT_IS_EMULATED
-#define MCT__TALLY_ONLY_DEVICE_ENGINE mct__tally_only_engine_emulated
+#define SIM_TALLY_ONLY_DEVICE_ENGINE sim_tally_only_engine_emulated
 #else
-#define MCT__TALLY_ONLY_DEVICE_ENGINE mct__tally_only_engine_cuda
+#define SIM_TALLY_ONLY_DEVICE_ENGINE sim_tally_only_engine_cuda
 #endif
 
 /* No scratch: the kernel draws every deposit where it adds it. */
@@ -20,7 +20,7 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
 static int64_t device_tally_threads(void* ctx, int64_t chunk) {
     const sim_buffers_t* d = (const sim_buffers_t*)ctx;
     const mct_tally_only_launch_t launch = ((const mct_tally_only_params_t*)d->problem)->launch;
-    return mct__tally_only_grid(launch, chunk, d->sms) * mct__tally_only_block(launch);
+    return sim_tally_only_grid(launch, chunk, d->sms) * sim_tally_only_block(launch);
 }
 
 static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
@@ -29,13 +29,13 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
     mct_tally_view_t view;
     mct_status_t st = mct_tally_view(tally, &view);
     if (st) return st;
-    const mct__tally_only_args_t a = {p->seed, (uint64_t)first, n, p->collisions, (uint32_t)p->bins,
+    const sim_tally_only_args_t a = {p->seed, (uint64_t)first, n, p->collisions, (uint32_t)p->bins,
                                       (float)p->mean_energy};
-    mct__tally_only_launch(view, a, mct__tally_only_grid(p->launch, n, d->sms), mct__tally_only_block(p->launch),
+    sim_tally_only_launch(view, a, sim_tally_only_grid(p->launch, n, d->sms), sim_tally_only_block(p->launch),
                            (cudaStream_t)d->stream);
     return sim_status_of(cudaPeekAtLastError());
 }
 
-extern "C" const sim_engine_t MCT__TALLY_ONLY_DEVICE_ENGINE = {
+extern "C" const sim_engine_t SIM_TALLY_ONLY_DEVICE_ENGINE = {
     device_create, device_tally_threads, device_run_chunk, NULL, sim_device_buffers_destroy,
 };

@@ -13,10 +13,10 @@
 extern "C" {
 #endif
 
-extern const sim_engine_t mct__tally_only_engine_cpu;
-extern const sim_engine_t mct__tally_only_engine_emulated;
+extern const sim_engine_t sim_tally_only_engine_cpu;
+extern const sim_engine_t sim_tally_only_engine_emulated;
 #if MCT_HAVE_CUDA
-extern const sim_engine_t mct__tally_only_engine_cuda;
+extern const sim_engine_t sim_tally_only_engine_cuda;
 #endif
 
 #ifdef __cplusplus

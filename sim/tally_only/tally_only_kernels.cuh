@@ -18,12 +18,12 @@ typedef struct {
     int collisions;
     uint32_t bins;
     float mean;
-} mct__tally_only_args_t;
+} sim_tally_only_args_t;
 
 /** Every deposit of this thread's particles of the chunk (grid-stride) into
  * sink.add(bin, value), the value as a T. */
 template <typename T, typename Sink>
-static __device__ __forceinline__ void mct__tally_only_deposits(Sink& sink, const mct__tally_only_args_t& a) {
+static __device__ __forceinline__ void sim_tally_only_deposits(Sink& sink, const sim_tally_only_args_t& a) {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += stride) {
         const uint64_t particle = a.first + (uint64_t)i;
@@ -42,14 +42,14 @@ static __device__ __forceinline__ void mct__tally_only_deposits(Sink& sink, cons
  * per thread). Lanes that run out of particles early simply stop adding;
  * every thread reaches flush(), as the block tally requires. */
 template <typename T, mct_method_t M>
-static __global__ void mct_tally_only_kernel(mct_tally_view_t view, mct__tally_only_args_t a) {
+static __global__ void mct_tally_only_kernel(mct_tally_view_t view, sim_tally_only_args_t a) {
     mct_block_tally<T, M> tally(view);
-    mct__tally_only_deposits<T>(tally, a);
+    sim_tally_only_deposits<T>(tally, a);
     tally.flush();
 }
 
 /** Threads per block of a launch shape. */
-static inline int mct__tally_only_block(mct_tally_only_launch_t launch) {
+static inline int sim_tally_only_block(mct_tally_only_launch_t launch) {
     return launch == MCT_TALLY_ONLY_LAUNCH_PAPER ? MCT_TALLY_ONLY_PAPER_THREADS : 256;
 }
 
@@ -58,8 +58,8 @@ static inline int mct__tally_only_block(mct_tally_only_launch_t launch) {
  * multiprocessors once (2048 resident threads on sm_80 and sm_90; where fewer
  * fit, on sm_75 or with a large shared tally, blocks only queue), never more
  * than the n particles need. */
-static inline int64_t mct__tally_only_grid(mct_tally_only_launch_t launch, int64_t n, int sms) {
-    const int block = mct__tally_only_block(launch);
+static inline int64_t sim_tally_only_grid(mct_tally_only_launch_t launch, int64_t n, int sms) {
+    const int block = sim_tally_only_block(launch);
     const int64_t want = launch == MCT_TALLY_ONLY_LAUNCH_PAPER ? MCT_TALLY_ONLY_PAPER_BLOCKS
                                                                : (int64_t)sms * (2048 / block);
     const int64_t need = (n + block - 1) / block;
@@ -68,7 +68,7 @@ static inline int64_t mct__tally_only_grid(mct_tally_only_launch_t launch, int64
 }
 
 template <typename T, mct_method_t M>
-static void mct__tally_only_launch_typed(const mct_tally_view_t& view, const mct__tally_only_args_t& a, int64_t grid,
+static void sim_tally_only_launch_typed(const mct_tally_view_t& view, const sim_tally_only_args_t& a, int64_t grid,
                                          int block, cudaStream_t stream) {
     if constexpr (mct_method_serves<T, M>())
         MCT_LAUNCH((mct_tally_only_kernel<T, M>), (unsigned)grid, block, (mct_block_tally_smem_bytes<T, M>(view.nbins)),
@@ -77,39 +77,39 @@ static void mct__tally_only_launch_typed(const mct_tally_view_t& view, const mct
 
 /* One arm of the method switch: M as a compile-time argument, so every
  * method's add inlines without a run-time branch. */
-#define MCT__TALLY_ONLY_ARM(M) \
-    case M: mct__tally_only_launch_typed<T, M>(view, a, grid, block, stream); break
+#define SIM_TALLY_ONLY_ARM(M) \
+    case M: sim_tally_only_launch_typed<T, M>(view, a, grid, block, stream); break
 
 template <typename T>
-static void mct__tally_only_launch_method(const mct_tally_view_t& view, const mct__tally_only_args_t& a, int64_t grid,
+static void sim_tally_only_launch_method(const mct_tally_view_t& view, const sim_tally_only_args_t& a, int64_t grid,
                                           int block, cudaStream_t stream) {
     switch (view.method) {
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_ATOMIC);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_SHARED);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_WARP_REDUCE);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_BLOCK_REDUCE);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_REPLICATED);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_CAS);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_WAG);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_WIB);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_WAG_MATCH);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_KAHAN);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_KAHAN_NAIVE);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_FIXED);
-        MCT__TALLY_ONLY_ARM(MCT_METHOD_SORT_REDUCE);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_ATOMIC);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_SHARED);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_WARP_REDUCE);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_BLOCK_REDUCE);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_REPLICATED);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_CAS);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_WAG);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_WIB);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_WAG_MATCH);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_KAHAN);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_KAHAN_NAIVE);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_FIXED);
+        SIM_TALLY_ONLY_ARM(MCT_METHOD_SORT_REDUCE);
     default: break;
     }
 }
-#undef MCT__TALLY_ONLY_ARM
+#undef SIM_TALLY_ONLY_ARM
 
 /** Launches the kernel for the view's type and method (no synchronization);
  * integer tallies launch nothing (the problem refuses them before). */
-static inline void mct__tally_only_launch(const mct_tally_view_t& view, const mct__tally_only_args_t& a, int64_t grid,
+static inline void sim_tally_only_launch(const mct_tally_view_t& view, const sim_tally_only_args_t& a, int64_t grid,
                                           int block, cudaStream_t stream) {
     if (view.dtype == MCT_DTYPE_F32)
-        mct__tally_only_launch_method<float>(view, a, grid, block, stream);
+        sim_tally_only_launch_method<float>(view, a, grid, block, stream);
     else if (view.dtype == MCT_DTYPE_F64)
-        mct__tally_only_launch_method<double>(view, a, grid, block, stream);
+        sim_tally_only_launch_method<double>(view, a, grid, block, stream);
 }
 
 #endif /* MCT_SIM_TALLY_ONLY_KERNELS_CUH */

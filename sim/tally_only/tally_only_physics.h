@@ -32,14 +32,14 @@
  * by default); host compilers for the baseline x86-64 and the emulation never
  * contract, so plain operators are the same roundings there. */
 #if defined(__CUDA_ARCH__)
-#define MCT__TO_MUL(a, b) __fmul_rn((a), (b))
-#define MCT__TO_ADD(a, b) __fadd_rn((a), (b))
+#define SIM_TO_MUL(a, b) __fmul_rn((a), (b))
+#define SIM_TO_ADD(a, b) __fadd_rn((a), (b))
 #else
-#define MCT__TO_MUL(a, b) ((a) * (b))
-#define MCT__TO_ADD(a, b) ((a) + (b))
+#define SIM_TO_MUL(a, b) ((a) * (b))
+#define SIM_TO_ADD(a, b) ((a) + (b))
 #endif
 
-MCT_INLINE MCT_HD uint32_t mct__tally_only_f32_bits(float x) {
+MCT_INLINE MCT_HD uint32_t sim_tally_only_f32_bits(float x) {
 #if defined(__CUDA_ARCH__)
     return (uint32_t)__float_as_uint(x);
 #else
@@ -49,7 +49,7 @@ MCT_INLINE MCT_HD uint32_t mct__tally_only_f32_bits(float x) {
 #endif
 }
 
-MCT_INLINE MCT_HD float mct__tally_only_bits_f32(uint32_t b) {
+MCT_INLINE MCT_HD float sim_tally_only_bits_f32(uint32_t b) {
 #if defined(__CUDA_ARCH__)
     return __uint_as_float(b);
 #else
@@ -65,14 +65,14 @@ MCT_INLINE MCT_HD float mct__tally_only_bits_f32(uint32_t b) {
  * range (coefficients computed for this file). ln 2 is split so that e * hi
  * is exact. */
 MCT_INLINE MCT_HD float mct_tally_only_logf(float u) {
-    const uint32_t bits = mct__tally_only_f32_bits(u);
+    const uint32_t bits = sim_tally_only_f32_bits(u);
     int e = (int)(bits >> 23) - 127;
     uint32_t mbits = (bits & 0x007fffffu) | 0x3f800000u; /* m in [1, 2) */
     if (mbits > 0x3fb504f3u) {                           /* m > sqrt(2): halve it */
         mbits -= 0x00800000u;
         e += 1;
     }
-    const float f = mct__tally_only_bits_f32(mbits) - 1.0f; /* exact (Sterbenz) */
+    const float f = sim_tally_only_bits_f32(mbits) - 1.0f; /* exact (Sterbenz) */
     float p = 0x1.1d8ea6p-4f;
     p = fmaf(p, f, -0x1.d635bcp-4f);
     p = fmaf(p, f, 0x1.dea282p-4f);
@@ -82,11 +82,11 @@ MCT_INLINE MCT_HD float mct_tally_only_logf(float u) {
     p = fmaf(p, f, 0x1.999d5ap-3f);
     p = fmaf(p, f, -0x1.fffffcp-3f);
     p = fmaf(p, f, 0x1.555554p-2f);
-    const float z = MCT__TO_MUL(f, f);
-    const float tail = fmaf(MCT__TO_MUL(z, f), p, MCT__TO_MUL(-0.5f, z)); /* -f^2/2 + f^3 P */
+    const float z = SIM_TO_MUL(f, f);
+    const float tail = fmaf(SIM_TO_MUL(z, f), p, SIM_TO_MUL(-0.5f, z)); /* -f^2/2 + f^3 P */
     const float ef = (float)e;
     const float lo = fmaf(ef, -2.121944400546906e-4f, tail); /* ln 2 - 0.693359375 */
-    return fmaf(ef, 0.693359375f, MCT__TO_ADD(f, lo));
+    return fmaf(ef, 0.693359375f, SIM_TO_ADD(f, lo));
 }
 
 /** Bin of one collision: floor(w * bins / 2^32), uniform for bins <= 2^32
@@ -98,7 +98,7 @@ MCT_INLINE MCT_HD uint32_t mct_tally_only_bin(uint32_t w, uint32_t bins) {
 /** Energy of one collision: -mean ln u with u = (k + 1/2) 2^-23 for k the top
  * 23 bits of w (never 0 nor 1), as one float product. */
 MCT_INLINE MCT_HD float mct_tally_only_energy(uint32_t w, float mean) {
-    return MCT__TO_MUL(mean, -mct_tally_only_logf(mct_u01_open_open_f32(w)));
+    return SIM_TO_MUL(mean, -mct_tally_only_logf(mct_u01_open_open_f32(w)));
 }
 
 /** The random words of collisions 2k and 2k + 1 of a particle. */

@@ -36,8 +36,8 @@ static inline void emu_expect_failure(const char* file, int line, const char* co
 }
 #define EXPECT_LAUNCH_FAILS(...)                                                   \
     do {                                                                           \
-        const char* const mct__needles[] = {__VA_ARGS__, NULL};                    \
-        emu_expect_failure(__FILE__, __LINE__, mct__needles);                      \
+        const char* const emu_test_needles[] = {__VA_ARGS__, NULL};                    \
+        emu_expect_failure(__FILE__, __LINE__, emu_test_needles);                      \
     } while (0)
 #endif
 

@@ -21,7 +21,7 @@
 #include "../test_assert.h" /* tests/test_assert.h */
 
 /* A 64-bit hex equality assert in the style of test_assert.h. */
-#define MCT_KAT_ASSERT_EQ_HEX64(a, b) MCT__ASSERT_CMP(uint64_t, "016" PRIx64, a, ==, b)
+#define MCT_KAT_ASSERT_EQ_HEX64(a, b) TEST_ASSERT_CMP(uint64_t, "016" PRIx64, a, ==, b)
 
 #define MCT_KAT_MAX_VECTORS 256
 #define MCT_KAT_MAX_WORDS 8

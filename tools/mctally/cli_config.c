@@ -12,8 +12,8 @@
 #include "cli.h"
 
 /* The problems and the sections of a problem file, for the messages. */
-#define MCT__CLI_PROBLEMS "escape, phantom, tally_only, scatter"
-#define MCT__CLI_SECTIONS "problem, tally, escape, phantom, tally_only, scatter"
+#define SIM_CLI_PROBLEMS "escape, phantom, tally_only, scatter"
+#define SIM_CLI_SECTIONS "problem, tally, escape, phantom, tally_only, scatter"
 
 typedef struct {
     mct_cli_config_t* cfg;
@@ -68,7 +68,7 @@ static int set_problem(load_ctx_t* c, const char* key, const char* value) {
     if (!strcmp(key, "type")) {
         if (strcmp(value, "escape") != 0 && strcmp(value, "phantom") != 0 && strcmp(value, "tally_only") != 0 &&
             strcmp(value, "scatter") != 0)
-            return fail(c, "problem", key, value, "unknown problem (known: " MCT__CLI_PROBLEMS ")");
+            return fail(c, "problem", key, value, "unknown problem (known: " SIM_CLI_PROBLEMS ")");
         snprintf(cfg->type, sizeof cfg->type, "%s", value);
         c->have_type = 1;
         return 1;
@@ -218,7 +218,7 @@ static int on_key(void* user, const char* section, const char* key, const char* 
     for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i)
         if (!strcmp(section, sections[i].name)) return set_section(c, &sections[i], key, value);
     if (!section[0]) return fail(c, "", key, value, "key outside any section");
-    snprintf(c->error, sizeof c->error, "unknown section [%s] (known: " MCT__CLI_SECTIONS ")", section);
+    snprintf(c->error, sizeof c->error, "unknown section [%s] (known: " SIM_CLI_SECTIONS ")", section);
     return 0;
 }
 
@@ -239,7 +239,7 @@ static int check_sections(FILE* f, char* error, size_t size) {
         *end = '\0';
         if (strcmp(s + 1, "problem") && strcmp(s + 1, "tally") && strcmp(s + 1, "escape") && strcmp(s + 1, "phantom") &&
             strcmp(s + 1, "tally_only") && strcmp(s + 1, "scatter")) {
-            snprintf(error, size, "line %d: unknown section [%s] (known: " MCT__CLI_SECTIONS ")", lineno, s + 1);
+            snprintf(error, size, "line %d: unknown section [%s] (known: " SIM_CLI_SECTIONS ")", lineno, s + 1);
             return 1;
         }
     }
@@ -272,6 +272,6 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
         if (c.error[0]) return mct_cli_error("%s:%d: %s", path, line, c.error);
         return mct_cli_error("%s:%d: not valid INI syntax", path, line);
     }
-    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: " MCT__CLI_PROBLEMS ")", path);
+    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: " SIM_CLI_PROBLEMS ")", path);
     return 0;
 }
