@@ -112,29 +112,29 @@ typedef enum {
  * MCT_STATUS_BACKEND_UNAVAILABLE for CUDA in a build without it; MCT_STATUS_TOO_LARGE
  * when n needs more tiles than a grid can hold (n above about 2^43);
  * MCT_STATUS_CUDA_ERROR / MCT_STATUS_EMULATION_ERROR when a launch fails. */
-mct_status_t mct_scan_inclusive(mct_backend_t backend, void* d_temp, size_t* temp_bytes, const void* d_in,
+MCT_API mct_status_t mct_scan_inclusive(mct_backend_t backend, void* d_temp, size_t* temp_bytes, const void* d_in,
                                 void* d_out, int64_t n, mct_scan_type_t type, mct_scan_op_t op,
                                 mct_scan_algo_t algo, void* stream);
 
 /** Exclusive scan seeded with `*h_init`, a host pointer to one value of `type`, or
  * NULL for the operator's identity (0, lowest, highest). `init` is applied once per
  * output (it need not be an identity). Statuses as mct_scan_inclusive. */
-mct_status_t mct_scan_exclusive(mct_backend_t backend, void* d_temp, size_t* temp_bytes, const void* d_in,
+MCT_API mct_status_t mct_scan_exclusive(mct_backend_t backend, void* d_temp, size_t* temp_bytes, const void* d_in,
                                 void* d_out, const void* h_init, int64_t n, mct_scan_type_t type,
                                 mct_scan_op_t op, mct_scan_algo_t algo, void* stream);
 
 /** What a combination guarantees about the bits of its results: MCT_BITWISE for
  * integers and for max/min, else as listed in this header's overview. */
-mct_determinism_t mct_scan_determinism(mct_backend_t backend, mct_scan_type_t type, mct_scan_op_t op,
+MCT_API mct_determinism_t mct_scan_determinism(mct_backend_t backend, mct_scan_type_t type, mct_scan_op_t op,
                                        mct_scan_algo_t algo);
 
 /** Names ("i32", "sum", "decoupled_lookback", "chained"); "invalid" out of range. */
-const char* mct_scan_type_name(mct_scan_type_t type);
-const char* mct_scan_op_name(mct_scan_op_t op);
-const char* mct_scan_algo_name(mct_scan_algo_t algo);
+MCT_API const char* mct_scan_type_name(mct_scan_type_t type);
+MCT_API const char* mct_scan_op_name(mct_scan_op_t op);
+MCT_API const char* mct_scan_algo_name(mct_scan_algo_t algo);
 
 /** Size in bytes of one element, 0 for an invalid type. */
-size_t mct_scan_type_size(mct_scan_type_t type);
+MCT_API size_t mct_scan_type_size(mct_scan_type_t type);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
 #ifndef MCT_STATUS_H
 #define MCT_STATUS_H
 
+#include "mctally/mct_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,10 +41,10 @@ typedef enum {
 
 /** Returns the enumerator's name without prefix ("INVALID_VALUE"), or
  * "UNKNOWN_STATUS" for a value outside the list. Never NULL. */
-const char* mct_status_name(mct_status_t status);
+MCT_API const char* mct_status_name(mct_status_t status);
 
 /** Returns a one-line English description of the status. Never NULL. */
-const char* mct_status_string(mct_status_t status);
+MCT_API const char* mct_status_string(mct_status_t status);
 
 #ifdef __cplusplus
 }

@@ -91,45 +91,45 @@ typedef struct mct_tally_s* mct_tally_t;
 
 /** Defaults: 1 bin, f64, atomic, auto backend, device 0, 32 fraction bits,
  * 2^24 sort pairs. */
-void mct_tally_desc_init(mct_tally_desc_t* desc);
+MCT_API void mct_tally_desc_init(mct_tally_desc_t* desc);
 
 /** Creates a tally and its zeroed storage on the chosen backend.
  * Returns SUCCESS; NULL_POINTER; INVALID_VALUE (bins out of range);
  * UNKNOWN_METHOD / UNKNOWN_DTYPE / UNKNOWN_BACKEND; NOT_SUPPORTED (method cannot
  * serve the type or backend); BACKEND_UNAVAILABLE (CUDA asked for, no GPU or not
  * built with CUDA); TOO_LARGE or OUT_OF_MEMORY; CUDA_ERROR. On error *out is NULL. */
-mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc);
+MCT_API mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc);
 
 /** Frees the tally; NULL is a no-op. */
-void mct_tally_destroy(mct_tally_t tally);
+MCT_API void mct_tally_destroy(mct_tally_t tally);
 
 /** The descriptor the tally was created from, with AUTO resolved. */
-mct_status_t mct_tally_get_desc(mct_tally_t tally, mct_tally_desc_t* desc);
+MCT_API mct_status_t mct_tally_get_desc(mct_tally_t tally, mct_tally_desc_t* desc);
 
 /** Human-readable name of the device ("NVIDIA H100 80GB HBM3", "CPU (4 OpenMP
  * threads)", "mctally CPU emulation"), truncated to fit `size` bytes. */
-mct_status_t mct_tally_device_name(mct_tally_t tally, char* buf, size_t size);
+MCT_API mct_status_t mct_tally_device_name(mct_tally_t tally, char* buf, size_t size);
 
 /** Sets the CUDA stream (a cudaStream_t) the tally's own kernels and copies use;
  * ignored by the CPU backend. */
-mct_status_t mct_tally_set_stream(mct_tally_t tally, void* stream);
+MCT_API mct_status_t mct_tally_set_stream(mct_tally_t tally, void* stream);
 
 /** The stream set by mct_tally_set_stream (NULL, the default stream, when none
  * was): code that launches its own kernels into the tally launches them there. */
-mct_status_t mct_tally_get_stream(mct_tally_t tally, void** stream);
+MCT_API mct_status_t mct_tally_get_stream(mct_tally_t tally, void** stream);
 
 /** Replicated method: reserves `nreplicas` private copies of the B bins, one for
  * each thread of the kernels the caller will launch (thread r owns copy r).
  * Returns TOO_LARGE when nreplicas*B copies cannot be held (the caller then
  * launches fewer threads per batch), INVALID_STATE for other methods. */
-mct_status_t mct_tally_reserve_replicas(mct_tally_t tally, int64_t nreplicas);
+MCT_API mct_status_t mct_tally_reserve_replicas(mct_tally_t tally, int64_t nreplicas);
 
 /** Largest replica count that fits in `fraction` (0..1] of the backend's free
  * memory for this tally's B and type. */
-mct_status_t mct_tally_max_replicas(mct_tally_t tally, double fraction, int64_t* out);
+MCT_API mct_status_t mct_tally_max_replicas(mct_tally_t tally, double fraction, int64_t* out);
 
 /** Fills `view` for kernels (see mct_tally_view_t). */
-mct_status_t mct_tally_view(mct_tally_t tally, mct_tally_view_t* view);
+MCT_API mct_status_t mct_tally_view(mct_tally_t tally, mct_tally_view_t* view);
 
 /** Adds n contributions from host arrays: bin keys[i] += values[i] (converted
  * to the tally's type), with the tally's method, on its backend (the cuda
@@ -139,7 +139,7 @@ mct_status_t mct_tally_view(mct_tally_t tally, mct_tally_view_t* view);
  * Every method the backend serves works here (warp_reduce and block_reduce
  * aggregate per warp or block, see mct_tally_add_device); TOO_LARGE for shared
  * on more bins than a block's shared memory holds. */
-mct_status_t mct_tally_add(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n);
+MCT_API mct_status_t mct_tally_add(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n);
 
 /** Adds n contributions from arrays in the backend's own memory (device
  * pointers on the cuda backend; host pointers on cpu and emulated): bin
@@ -148,7 +148,7 @@ mct_status_t mct_tally_add(mct_tally_t tally, const uint32_t* keys, const double
  * the stream reaches this point. The same errors as mct_tally_add, except that
  * every method is served: warp_reduce and block_reduce aggregate the array's
  * values per bin inside each warp or block before touching the bins. */
-mct_status_t mct_tally_add_device(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n);
+MCT_API mct_status_t mct_tally_add_device(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n);
 
 /** The grouped form of mct_tally_add_device, for n particles that each add
  * `width` values into `width` consecutive bins (a cell's components): for
@@ -156,7 +156,7 @@ mct_status_t mct_tally_add_device(mct_tally_t tally, const uint32_t* keys, const
  * (values stored component by component, stride >= n apart). A key whose bins
  * fall outside the tally drops all its values (BIN_OUT_OF_RANGE at the batch's
  * end). INVALID_VALUE when width < 1 or stride < n (width > 1). */
-mct_status_t mct_tally_add_device_grouped(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n,
+MCT_API mct_status_t mct_tally_add_device_grouped(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n,
                                           int width, int64_t stride);
 
 /** Brings the contributions a method defers into the bins, without closing
@@ -164,10 +164,10 @@ mct_status_t mct_tally_add_device_grouped(mct_tally_t tally, const uint32_t* key
  * reduction of replicas. Afterwards the bins hold everything added so far
  * (what a benchmark times; mct_tally_end_batch does it too). A no-op for the
  * other methods. Synchronizes with the tally's stream when there is work. */
-mct_status_t mct_tally_flush(mct_tally_t tally);
+MCT_API mct_status_t mct_tally_flush(mct_tally_t tally);
 
 /** Flags (MCT_TALLY_FLAG_*) raised in any batch so far. */
-mct_status_t mct_tally_flags(mct_tally_t tally, unsigned* flags);
+MCT_API mct_status_t mct_tally_flags(mct_tally_t tally, unsigned* flags);
 
 /** Closes a batch of `histories` (> 0) histories: reduces replicas, folds the
  * batch's bin sums into the statistics, zeroes the bins. Synchronizes with the
@@ -177,27 +177,27 @@ mct_status_t mct_tally_flags(mct_tally_t tally, unsigned* flags);
  * sort_reduce's pair buffer filled: the results of the batch are wrong),
  * NONFINITE_VALUE (a bin holds NaN or Inf, or fixed dropped such a value).
  * CUDA_ERROR or EMULATION_ERROR when a kernel that added into the tally failed. */
-mct_status_t mct_tally_end_batch(mct_tally_t tally, int64_t histories);
+MCT_API mct_status_t mct_tally_end_batch(mct_tally_t tally, int64_t histories);
 
 /** Number of batches closed so far and histories over all of them. */
-mct_status_t mct_tally_counts(mct_tally_t tally, int64_t* batches, int64_t* histories);
+MCT_API mct_status_t mct_tally_counts(mct_tally_t tally, int64_t* batches, int64_t* histories);
 
 /** Per-bin mean per history over the batches (weighted by batch size) and its
  * relative standard error from the spread of batch means, SE/|mean| (0 when
  * the mean and SE are both 0; NaN with fewer than 2 batches). Either output may
  * be NULL. INVALID_STATE when no batch is closed. */
-mct_status_t mct_tally_results(mct_tally_t tally, double* mean, double* rel_err);
+MCT_API mct_status_t mct_tally_results(mct_tally_t tally, double* mean, double* rel_err);
 
 /** Per-bin raw sums over all batches, in double (exact for integer tallies up
  * to 2^53). */
-mct_status_t mct_tally_sums(mct_tally_t tally, double* sums);
+MCT_API mct_status_t mct_tally_sums(mct_tally_t tally, double* sums);
 
 /** Per-bin raw sums of an integer tally as exact 64-bit integers
  * (NOT_SUPPORTED for float tallies). */
-mct_status_t mct_tally_sums_i64(mct_tally_t tally, int64_t* sums);
+MCT_API mct_status_t mct_tally_sums_i64(mct_tally_t tally, int64_t* sums);
 
 /** Library version "MAJOR.MINOR.PATCH". */
-const char* mct_version(void);
+MCT_API const char* mct_version(void);
 
 #ifdef __cplusplus
 }

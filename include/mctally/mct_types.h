@@ -60,34 +60,34 @@ typedef enum {
 /** Parses a name ("f64", "block_reduce", "cuda", ...). Returns
  * MCT_STATUS_UNKNOWN_DTYPE / _METHOD / _BACKEND for an unknown name and
  * MCT_STATUS_NULL_POINTER for NULL arguments. */
-mct_status_t mct_dtype_from_name(const char* name, mct_dtype_t* out);
-mct_status_t mct_method_from_name(const char* name, mct_method_t* out);
-mct_status_t mct_backend_from_name(const char* name, mct_backend_t* out);
+MCT_API mct_status_t mct_dtype_from_name(const char* name, mct_dtype_t* out);
+MCT_API mct_status_t mct_method_from_name(const char* name, mct_method_t* out);
+MCT_API mct_status_t mct_backend_from_name(const char* name, mct_backend_t* out);
 
 /** Names of enumerators; "invalid" for values out of range. Never NULL. */
-const char* mct_dtype_name(mct_dtype_t dtype);
-const char* mct_method_name(mct_method_t method);
-const char* mct_backend_name(mct_backend_t backend);
-const char* mct_determinism_name(mct_determinism_t det);
+MCT_API const char* mct_dtype_name(mct_dtype_t dtype);
+MCT_API const char* mct_method_name(mct_method_t method);
+MCT_API const char* mct_backend_name(mct_backend_t backend);
+MCT_API const char* mct_determinism_name(mct_determinism_t det);
 
 /** Size in bytes of one bin of the type, 0 for an invalid type. */
-size_t mct_dtype_size(mct_dtype_t dtype);
+MCT_API size_t mct_dtype_size(mct_dtype_t dtype);
 
 /** Bytes of one bin as the method stores it: the value type itself, int64 for
  * fixed, an (f32 sum, f32 compensation) pair for the Kahan methods. */
-size_t mct_method_storage_size(mct_method_t method, mct_dtype_t dtype);
+MCT_API size_t mct_method_storage_size(mct_method_t method, mct_dtype_t dtype);
 
 /** One line of description of a method, for `mctally methods`. */
-const char* mct_method_summary(mct_method_t method);
+MCT_API const char* mct_method_summary(mct_method_t method);
 
 /** MCT_STATUS_SUCCESS when `method` can tally `dtype` on `backend`, else
  * MCT_STATUS_NOT_SUPPORTED (or UNKNOWN_* for values out of range). AUTO is
  * answered for the backend it would pick on a machine with a GPU. */
-mct_status_t mct_method_supports(mct_method_t method, mct_dtype_t dtype, mct_backend_t backend);
+MCT_API mct_status_t mct_method_supports(mct_method_t method, mct_dtype_t dtype, mct_backend_t backend);
 
 /** The determinism `method` gives for `dtype`. Integer additions are exact and
  * associative, so every method is BITWISE on integers (below overflow). */
-mct_determinism_t mct_method_determinism(mct_method_t method, mct_dtype_t dtype);
+MCT_API mct_determinism_t mct_method_determinism(mct_method_t method, mct_dtype_t dtype);
 
 /** 1 when a caller may sum its own consecutive values for one bin and add the
  * sum instead (a run: mctally/device/thread/thread_run.cuh), keeping the
@@ -95,7 +95,7 @@ mct_determinism_t mct_method_determinism(mct_method_t method, mct_dtype_t dtype)
  * function of the caller's own sequence; only the rounding of a float sum
  * changes), except the Kahan methods, whose compensated step is per value.
  * 0 otherwise, and for values out of range. */
-int mct_method_accepts_runs(mct_method_t method, mct_dtype_t dtype);
+MCT_API int mct_method_accepts_runs(mct_method_t method, mct_dtype_t dtype);
 
 #ifdef __cplusplus
 }
