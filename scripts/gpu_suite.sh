@@ -170,6 +170,30 @@ for v in $variants; do
 done
 fi
 
+# The scatter and MPC sweeps of the main build and of the earlier tree MCT_BASE_SRC (not in the
+# default stages), one after the other on the same GPU, then compared case by case
+# (bench/scatter/compare.py: new/old Gupd/s, flagged beyond 3 %). MCT_SCATTER_VARIANT_ARGS sets the
+# sweep's options for both (default --reps 5 --case-seconds 0.3). The base build is the one the
+# phantom_variants stage makes, or made here.
+if stage scatter_variants && [ -n "${MCT_BASE_SRC:-}" ]; then
+base_bin="$BUILD-base/tools/mctally/mctally"
+if [ ! -x "$base_bin" ]; then
+  cmake -S "$MCT_BASE_SRC" -B "$BUILD-base" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+    >"$OUT/build_base.log" 2>&1 && cmake --build "$BUILD-base" -j "$(nproc)" --target mctally_cli >>"$OUT/build_base.log" 2>&1
+fi
+for suite in ${MCT_SCATTER_SUITES:-scatter mpc}; do
+  for v in main base; do
+    bin=$MCT
+    [ $v = base ] && bin=$base_bin
+    step "scatter_variant_${suite}_$v" timeout 300 env MCT_COMMIT="$COMMIT" \
+      "$bin" bench $suite ${MCT_SCATTER_VARIANT_ARGS:---reps 5 --case-seconds 0.3} --out "$OUT/scatter_variant_${suite}_$v.json"
+  done
+  [ -f "$OUT/scatter_variant_${suite}_main.json" ] && [ -f "$OUT/scatter_variant_${suite}_base.json" ] &&
+    python3 bench/scatter/compare.py --label-old base --label-new main "$OUT/scatter_variant_${suite}_base.json" \
+      "$OUT/scatter_variant_${suite}_main.json" >"$OUT/scatter_variant_$suite.md"
+done
+fi
+
 # Scatter from GPU arrays: every f64 method beside CUB (same run) and PyTorch (same patterns),
 # then the Markdown and charts: bench_scatter.md, bench_{scatter,mpc}_{all,best}.png.
 if stage bench_scatter; then
