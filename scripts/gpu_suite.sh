@@ -163,7 +163,7 @@ for v in $variants; do
     [ -x "$bin" ] && results[build_$name]=pass || { results[build_$name]=FAIL; status=1; continue; }
   fi
   step "phantom_variant_$name" env MCT_COMMIT="$COMMIT" \
-    "$bin" bench phantom --tables 2 --methods ${MCT_VARIANT_METHODS:-atomic,block_reduce} --reps 1 \
+    "$bin" bench phantom --tables 2 --methods ${MCT_VARIANT_METHODS:-atomic,block_reduce} --reps ${MCT_VARIANT_REPS:-1} \
     --out "$OUT/phantom_variant_$name.json"
   [ -f "$OUT/phantom_variant_$name.json" ] &&
     python3 bench/phantom/table.py "$OUT/phantom_variant_$name.json" >"$OUT/phantom_variant_$name.md"
