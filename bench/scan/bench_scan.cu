@@ -10,7 +10,7 @@
  * (2 n sizeof(T)); ratios are to CUB's figure for the same case and to the device's
  * copy bandwidth (cudaMemcpy device to device, also read plus written), the floor.
  * A tuning section sweeps look-back delays, tile shapes and tile-state layouts
- * (tuning_scan.h) at 2^28 (i32) and 2^27 (f64), inclusive, with the default policy and
+ * (mctally/device/scan/scan_tuning.cuh) at 2^28 (i32) and 2^27 (f64), inclusive, with the default policy and
  * the reference layouts among them, so the default and a new GPU's best policy can be
  * read off one run. */
 #include <cjson/cJSON.h>
@@ -23,8 +23,9 @@
 #include <time.h>
 #include <vector>
 
-#include "../../src/device/dispatch/dispatch_scan.cuh"
 #include "../common/bench_common.cuh"
+#include "mctally/device/scan/scan_dispatch.cuh"
+#include "mctally/device/thread/thread_operators.cuh"
 #include "mctally/mct_scan.h"
 
 typedef struct {
@@ -187,20 +188,18 @@ static timing_t run_mct(const T* in, T* out, const T* ref, int64_t n, bool exclu
     return t;
 }
 
-/** Short name of a policy's tile-state layout (tuning_scan.h), for the sweep's labels. */
-static const char* state_name(int st) {
-    return st == MCT__SCAN_STATE_SPLIT ? "split" : st == MCT__SCAN_STATE_PACKED_VOLATILE ? "packed-volatile" : "packed";
-}
+/** Short name of a policy's tile-state layout (scan_tuning.cuh), for the sweep's labels. */
+static const char* state_name(int st) { return st == MCT_SCAN_STATE_SPLIT ? "split" : "packed"; }
 
 /** One policy and delay setting of the tuning sweep, inclusive sum. `tag` marks the
  * default ("default") and the reference without the packed 16-byte state ("old default"). */
 template <typename Policy, typename T>
-static void tune_one(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, mct__scan_delays_t d, double cub_gbps,
+static void tune_one(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, mct_scan_delays_t d, double cub_gbps,
                      double copy_gbps, const bench_args_t* a, const char* tag = "") {
     size_t bytes = 0;
     void* temp = NULL;
     auto call = [&] {
-        if (mct__dispatch_scan_variant<Policy, T, mct_op_sum<T>, false, MCT__SCAN_LOOKBACK>(
+        if (mct_dispatch_scan_variant<Policy, T, mct_op_sum<T>, false, MCT_SCAN_DECOUPLED_LOOKBACK>(
                 temp, &bytes, in, out, n, T(0), mct_op_sum<T>(), d, 0)) {
             fprintf(stderr, "mctally bench scan: tuning launch failed\n");
             exit(1);
@@ -224,43 +223,40 @@ static void tune_one(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, m
 }
 
 /* Shorthands for the sweep's tile-state layouts. */
-enum { PK = MCT__SCAN_STATE_PACKED, PV = MCT__SCAN_STATE_PACKED_VOLATILE, SP = MCT__SCAN_STATE_SPLIT };
+enum { PK = MCT_SCAN_STATE_PACKED, SP = MCT_SCAN_STATE_SPLIT };
 
 /** The sweep: delays on the default policy, then shapes and layouts at the default
- * delays. Entries tagged "old default" are the reference policy without the packed
- * 16-byte state (128x23 with volatile 8-byte words for 4-byte values, 128x15 with the
- * split state for 8-byte values), so the two are compared in one run. */
+ * delays. The entry tagged "old default" (8-byte values) is the reference policy
+ * without the packed 16-byte state (128x15 with the split state), so the two are
+ * compared in one run. */
 template <typename T>
 static void tuning_sweep(cJSON* arr, const T* in, T* out, const T* ref, int64_t n, double cub_gbps, double copy_gbps,
                          const bench_args_t* a) {
-    using dflt_policy = mct__scan_default_policy<sizeof(T)>;
-    const mct__scan_delays_t dflt = mct__scan_default_delays();
+    using dflt_policy = mct_scan_default_policy<sizeof(T)>;
+    const mct_scan_delays_t dflt = mct_scan_default_delays();
     /* Delays on both sides of the default, so a GPU that wants shorter or longer
      * waits shows it. */
-    const mct__scan_delays_t delays[] = {{1200, 350}, {1800, 500}, {2400, 700}, {3600, 1000}, {4800, 1400}};
-    for (const mct__scan_delays_t& d : delays)
+    const mct_scan_delays_t delays[] = {{1200, 350}, {1800, 500}, {2400, 700}, {3600, 1000}, {4800, 1400}};
+    for (const mct_scan_delays_t& d : delays)
         tune_one<dflt_policy>(arr, in, out, ref, n, d, cub_gbps, copy_gbps, a,
                               d.first_poll_ns == dflt.first_poll_ns && d.poll_ns == dflt.poll_ns ? "default" : "");
     auto one = [&](auto policy, const char* tag = "") {
         tune_one<decltype(policy)>(arr, in, out, ref, n, dflt, cub_gbps, copy_gbps, a, tag);
     };
     if constexpr (sizeof(T) == 4) {
-        one(mct__scan_policy<128, 23, PV>(), "old default");
-        one(mct__scan_policy<128, 23, PK>());
-        one(mct__scan_policy<256, 23, PV>());
-        one(mct__scan_policy<256, 31, PK>());
-        one(mct__scan_policy<384, 23, PK>());
-        one(mct__scan_policy<256, 15, PK>());
+        one(mct_scan_policy<128, 23, PK>());
+        one(mct_scan_policy<256, 31, PK>());
+        one(mct_scan_policy<384, 23, PK>());
+        one(mct_scan_policy<256, 15, PK>());
     } else {
-        one(mct__scan_policy<128, 15, SP>(), "old default");
-        one(mct__scan_policy<256, 15, SP>());
-        one(mct__scan_policy<224, 23, SP>());
-        one(mct__scan_policy<128, 15, PK>());
-        one(mct__scan_policy<256, 15, PK>());
-        one(mct__scan_policy<224, 23, PV>());
-        one(mct__scan_policy<256, 23, PK>());
-        one(mct__scan_policy<160, 23, PK>());
-        one(mct__scan_policy<128, 23, PK>());
+        one(mct_scan_policy<128, 15, SP>(), "old default");
+        one(mct_scan_policy<256, 15, SP>());
+        one(mct_scan_policy<224, 23, SP>());
+        one(mct_scan_policy<128, 15, PK>());
+        one(mct_scan_policy<256, 15, PK>());
+        one(mct_scan_policy<256, 23, PK>());
+        one(mct_scan_policy<160, 23, PK>());
+        one(mct_scan_policy<128, 23, PK>());
     }
 }
 
@@ -338,13 +334,13 @@ extern "C" int mct_bench_scan(int argc, char** argv) {
     const double copy_gbps = mct_bench_copy_bandwidth(a.reps, a.warmup);
     cJSON_AddNumberToObject(root, "copy_bandwidth_GBps", copy_gbps * 1e-9);
     cJSON* policy = cJSON_AddObjectToObject(root, "default_policy");
-    cJSON_AddNumberToObject(policy, "threads_4b", mct__scan_default_policy<4>::threads);
-    cJSON_AddNumberToObject(policy, "items_4b", mct__scan_default_policy<4>::items);
-    cJSON_AddNumberToObject(policy, "threads_8b", mct__scan_default_policy<8>::threads);
-    cJSON_AddNumberToObject(policy, "items_8b", mct__scan_default_policy<8>::items);
-    cJSON_AddStringToObject(policy, "state", state_name(mct__scan_default_policy<4>::state));
-    cJSON_AddNumberToObject(policy, "first_poll_ns", mct__scan_default_delays().first_poll_ns);
-    cJSON_AddNumberToObject(policy, "poll_ns", mct__scan_default_delays().poll_ns);
+    cJSON_AddNumberToObject(policy, "threads_4b", mct_scan_default_policy<4>::threads);
+    cJSON_AddNumberToObject(policy, "items_4b", mct_scan_default_policy<4>::items);
+    cJSON_AddNumberToObject(policy, "threads_8b", mct_scan_default_policy<8>::threads);
+    cJSON_AddNumberToObject(policy, "items_8b", mct_scan_default_policy<8>::items);
+    cJSON_AddStringToObject(policy, "state", state_name(mct_scan_default_policy<4>::state));
+    cJSON_AddNumberToObject(policy, "first_poll_ns", mct_scan_default_delays().first_poll_ns);
+    cJSON_AddNumberToObject(policy, "poll_ns", mct_scan_default_delays().poll_ns);
     printf("%s: copy bandwidth %.0f GB/s (read + write)\n", prop.name, copy_gbps * 1e-9);
     cJSON* cases = cJSON_AddArrayToObject(root, "cases");
     cJSON* tuning = cJSON_AddArrayToObject(root, "tuning");

@@ -17,7 +17,7 @@
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
 /* The run offsets use mctally's own device scan (mct_scan.h's engine), not CUB's. */
-#include "dispatch/dispatch_scan.cuh"
+#include "mctally/device/scan/scan_dispatch.cuh"
 #include "mctally/device/thread/thread_operators.cuh"
 #include <cub/device/device_segmented_reduce.cuh>
 #endif
@@ -169,7 +169,7 @@ static mct_status_t sort_temp_bytes(int n, int bin_bits, size_t* out) {
                                                                 (int*)NULL, n))))
         return st;
     most = b > most ? b : most;
-    b = mct__scan_temp_bytes<mct__scan_default_policy<4>, int>(n);
+    b = mct_scan_temp_bytes<mct_scan_default_policy<4>, int>(n);
     most = b > most ? b : most;
     if ((st = MCT_CUDA_CHECK(
              cub::DeviceSegmentedReduce::Sum(NULL, b, (double*)NULL, (double*)NULL, n, (int*)NULL, (int*)NULL))))
@@ -234,9 +234,9 @@ static mct_status_t sort_reduce_pairs(const mct_tally_view_t* view, int n, sort_
         return st;
     if ((st = MCT_CUDA_CHECK(cudaMemsetAsync(s->offsets, 0, sizeof(int), stream)))) return st;
     tb = s->temp_bytes;
-    if ((st = mct__dispatch_scan<mct__scan_default_policy<4>, int, mct_op_sum<int>>(
+    if ((st = mct_dispatch_scan<mct_scan_default_policy<4>, int, mct_op_sum<int>>(
              s->temp, &tb, s->run_counts, s->offsets + 1, (int64_t)runs, false, 0, mct_op_sum<int>(),
-             MCT__SCAN_LOOKBACK, mct__scan_default_delays(), stream)))
+             MCT_SCAN_DECOUPLED_LOOKBACK, mct_scan_default_delays(), stream)))
         return st;
     tb = s->temp_bytes;
     const double* sorted_values = (const double*)bits.Current();

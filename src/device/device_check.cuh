@@ -9,18 +9,13 @@
 #include "mctally/device/mct_cuda.cuh"
 #include "mctally/mct_status.h"
 
-/* Maps a CUDA error to a status. Under emulation a failed launch means the
- * emulation found an invalid warp operation. MCT_DEBUG_SYNC=1 in the
- * environment makes every check synchronize, so errors name their launch. */
+/* Maps a CUDA error to a status (mct_cuda_status), logging it first when
+ * MCT_DEBUG_LOG is set in the environment. MCT_DEBUG_SYNC=1 in the environment
+ * makes every launch check synchronize, so errors name their launch. */
 static inline mct_status_t mct__cuda_status(cudaError_t err, const char* what, const char* file, int line) {
-    if (err == cudaSuccess) return MCT_STATUS_SUCCESS;
-    if (getenv("MCT_DEBUG_LOG"))
+    if (err != cudaSuccess && getenv("MCT_DEBUG_LOG"))
         fprintf(stderr, "mctally: %s failed at %s:%d: %s\n", what, file, line, cudaGetErrorString(err));
-    if (err == cudaErrorMemoryAllocation) return MCT_STATUS_OUT_OF_MEMORY;
-#if MCT_IS_EMULATED
-    if (err == cudaErrorLaunchFailure) return MCT_STATUS_EMULATION_ERROR;
-#endif
-    return MCT_STATUS_CUDA_ERROR;
+    return mct_cuda_status(err);
 }
 
 #define MCT_CUDA_CHECK(call) mct__cuda_status((call), #call, __FILE__, __LINE__)

@@ -4,7 +4,8 @@
  * the CUDA backend (nvcc) and the emulated one (host C++ with MCT_EMULATED, see
  * device_scan_emulated.cpp); the two entry points get different names. */
 #include "../common/scan_impl.h"
-#include "dispatch/dispatch_scan.cuh"
+#include "device_check.cuh"
+#include "mctally/device/scan/scan_dispatch.cuh"
 #include "mctally/device/thread/thread_operators.cuh"
 
 #if MCT_IS_EMULATED
@@ -15,17 +16,20 @@
 
 template <typename T, typename Op>
 static mct_status_t scan_typed(void* d_temp, size_t* temp_bytes, const void* in, void* out, const void* init,
-                               int exclusive, int64_t n, int algo, void* stream) {
-    using policy = mct__scan_default_policy<(int)sizeof(T)>;
+                               int exclusive, int64_t n, mct_scan_algo_t algo, void* stream) {
+    using policy = mct_scan_default_policy<(int)sizeof(T)>;
     const T init_value = init ? *(const T*)init : Op::identity();
-    return mct__dispatch_scan<policy, T, Op>(d_temp, temp_bytes, (const T*)in, (T*)out, n, exclusive != 0,
-                                             init_value, Op(), algo, mct__scan_default_delays(),
-                                             (cudaStream_t)stream);
+    mct_status_t st = mct_dispatch_scan<policy, T, Op>(d_temp, temp_bytes, (const T*)in, (T*)out, n, exclusive != 0,
+                                                       init_value, Op(), algo, mct_scan_default_delays(),
+                                                       (cudaStream_t)stream);
+    /* With MCT_DEBUG_SYNC set, wait for the kernel so that its errors surface here. */
+    if (st == MCT_STATUS_SUCCESS && d_temp && n > 0) st = MCT_LAUNCH_CHECK();
+    return st;
 }
 
 template <typename T>
 static mct_status_t scan_op(mct_scan_op_t op, void* d_temp, size_t* temp_bytes, const void* in, void* out,
-                            const void* init, int exclusive, int64_t n, int algo, void* stream) {
+                            const void* init, int exclusive, int64_t n, mct_scan_algo_t algo, void* stream) {
     switch (op) {
     case MCT_SCAN_SUM: return scan_typed<T, mct_op_sum<T>>(d_temp, temp_bytes, in, out, init, exclusive, n, algo, stream);
     case MCT_SCAN_MAX: return scan_typed<T, mct_op_max<T>>(d_temp, temp_bytes, in, out, init, exclusive, n, algo, stream);

@@ -3,10 +3,11 @@
  * every type x operator x inclusive/exclusive x algorithm (decoupled look-back and
  * chained), n in {0, 1, 31, 32, 33, block size - 1, block size, block size + 1,
  * tile - 1, tile, tile + 1, 3 tiles + 1, larger}, random values; in place; a user
- * operator through the dispatch template; the two-phase temp-storage contract; the
+ * operator through the public dispatch template (mctally/device/scan/); the
+ * two-phase temp-storage contract of the C API and of the dispatch template; the
  * look-back on every tile-state layout; the 16-byte tile word read whole while it is
- * being rewritten; every tile-state layout of tuning_scan.h on
- * small non-default tile shapes through the dispatch template.
+ * being rewritten; every tile-state layout of scan_tuning.cuh on small non-default
+ * tile shapes through the dispatch template.
  *
  * Integers (full-range random values, so sums wrap) and float max/min must be exact.
  * Float sums must lie within a derived bound: out[i] is the sum of its inputs (and
@@ -30,7 +31,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "../../src/device/dispatch/dispatch_scan.cuh"
+#include "mctally/device/scan/scan_dispatch.cuh"
 #include "mctally/mct_scan.h"
 #include "scan_test_common.h"
 
@@ -157,7 +158,7 @@ static void check_one(int64_t n, mct_scan_op_t op, bool exclusive, mct_scan_algo
     if (op == MCT_SCAN_SUM) {
         if (null_init) init = T(0);
         if (is_float_type<T>())
-            check_float_sum(in, out, exclusive, init, mct__scan_default_policy<(int)sizeof(T)>::tile_items, what);
+            check_float_sum(in, out, exclusive, init, mct_scan_default_policy<(int)sizeof(T)>::tile_items, what);
         else
             check_exact(in, out, exclusive, init, mct_op_sum<T>(), what);
     } else if (op == MCT_SCAN_MAX) {
@@ -183,31 +184,31 @@ static void check_type(const std::vector<int64_t>& sizes, int64_t large, uint64_
 /** Sizes at the edges of a warp, of the block and of the tile of T's policy. */
 template <typename T>
 static std::vector<int64_t> sizes_for() {
-    const int64_t block = mct__scan_default_policy<(int)sizeof(T)>::threads;
-    const int64_t tile = mct__scan_default_policy<(int)sizeof(T)>::tile_items;
+    const int64_t block = mct_scan_default_policy<(int)sizeof(T)>::threads;
+    const int64_t tile = mct_scan_default_policy<(int)sizeof(T)>::tile_items;
     return {0, 1, 31, 32, 33, block - 1, block, block + 1, tile - 1, tile, tile + 1, 3 * tile + 1};
 }
 
 /** A user operator (non-commutative affine composition) through the dispatch template. */
 static void check_user_op(int64_t n, mct_scan_algo_t algo, uint64_t* seed) {
-    using policy = mct__scan_default_policy<8>;
+    using policy = mct_scan_default_policy<8>;
     std::vector<test_affine> in((size_t)n), out((size_t)n);
     for (auto& v : in) v = test_affine_value(seed);
     test_affine *d_in, *d_out;
     void* d_temp;
     size_t bytes = 0;
     const test_affine id = {1u, 0u};
-    ASSERT_STATUS((mct__dispatch_scan<policy, test_affine, test_op_compose>(NULL, &bytes, NULL, NULL, n, false, id,
-                                                                           test_op_compose(), algo,
-                                                                           mct__scan_default_delays(), 0)),
+    ASSERT_STATUS((mct_dispatch_scan<policy, test_affine, test_op_compose>(NULL, &bytes, NULL, NULL, n, false, id,
+                                                                          test_op_compose(), algo,
+                                                                          mct_scan_default_delays(), 0)),
                   MCT_STATUS_SUCCESS);
     CHECK_CUDA(cudaMalloc(&d_temp, bytes));
     CHECK_CUDA(cudaMalloc((void**)&d_in, n * sizeof(test_affine)));
     CHECK_CUDA(cudaMalloc((void**)&d_out, n * sizeof(test_affine)));
     CHECK_CUDA(cudaMemcpy(d_in, in.data(), n * sizeof(test_affine), cudaMemcpyHostToDevice));
-    ASSERT_STATUS((mct__dispatch_scan<policy, test_affine, test_op_compose>(d_temp, &bytes, d_in, d_out, n, false, id,
-                                                                           test_op_compose(), algo,
-                                                                           mct__scan_default_delays(), 0)),
+    ASSERT_STATUS((mct_dispatch_scan<policy, test_affine, test_op_compose>(d_temp, &bytes, d_in, d_out, n, false, id,
+                                                                          test_op_compose(), algo,
+                                                                          mct_scan_default_delays(), 0)),
                   MCT_STATUS_SUCCESS);
     CHECK_CUDA(cudaDeviceSynchronize());
     CHECK_CUDA(cudaMemcpy(out.data(), d_out, n * sizeof(test_affine), cudaMemcpyDeviceToHost));
@@ -278,6 +279,45 @@ static void check_contract(void) {
                   MCT_BITWISE);
 }
 
+/** The dispatch template's own argument checks (the C API checks before calling it,
+ * a user of the template relies on these). */
+static void check_dispatch_contract(void) {
+    using policy = mct_scan_default_policy<4>;
+    using op_t = mct_op_sum<uint32_t>;
+    const mct_scan_delays_t d = mct_scan_default_delays();
+    const int64_t n = 1000;
+    size_t bytes = 0;
+    ASSERT_STATUS((mct_dispatch_scan<policy, uint32_t, op_t>(NULL, NULL, NULL, NULL, n, false, 0u, op_t(),
+                                                              MCT_SCAN_DECOUPLED_LOOKBACK, d, 0)),
+                  MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS((mct_dispatch_scan<policy, uint32_t, op_t>(NULL, &bytes, NULL, NULL, -1, false, 0u, op_t(),
+                                                              MCT_SCAN_DECOUPLED_LOOKBACK, d, 0)),
+                  MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS((mct_dispatch_scan<policy, uint32_t, op_t>(NULL, &bytes, NULL, NULL, n, false, 0u, op_t(),
+                                                              MCT_SCAN_DECOUPLED_LOOKBACK, d, 0)),
+                  MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64((int64_t)bytes, (int64_t)(mct_scan_temp_bytes<policy, uint32_t>(n)));
+    void* d_temp;
+    uint32_t *d_in, *d_out;
+    CHECK_CUDA(cudaMalloc(&d_temp, bytes));
+    CHECK_CUDA(cudaMalloc((void**)&d_in, n * sizeof(uint32_t)));
+    CHECK_CUDA(cudaMalloc((void**)&d_out, n * sizeof(uint32_t)));
+    size_t small = bytes - 1;
+    ASSERT_STATUS((mct_dispatch_scan<policy, uint32_t, op_t>(d_temp, &small, d_in, d_out, n, false, 0u, op_t(),
+                                                              MCT_SCAN_DECOUPLED_LOOKBACK, d, 0)),
+                  MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS((mct_dispatch_scan<policy, uint32_t, op_t>(d_temp, &bytes, NULL, d_out, n, false, 0u, op_t(),
+                                                              MCT_SCAN_DECOUPLED_LOOKBACK, d, 0)),
+                  MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS((mct_dispatch_scan<policy, uint32_t, op_t>(d_temp, &bytes, d_in, d_out, n, false, 0u, op_t(),
+                                                              (mct_scan_algo_t)7, d, 0)),
+                  MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS((mct_dispatch_scan<policy, uint32_t, op_t>(d_temp, &bytes, NULL, NULL, 0, true, 0u, op_t(),
+                                                              MCT_SCAN_CHAINED, d, 0)),
+                  MCT_STATUS_SUCCESS);
+    cudaFree(d_temp), cudaFree(d_in), cudaFree(d_out);
+}
+
 /** The look-back itself on prepared tile states of every layout, so that every path
  * runs whatever the block schedule (under a sequential emulation the nearest
  * predecessor has always finished): windows without any PREFIX, a PREFIX in the
@@ -286,14 +326,14 @@ static void check_contract(void) {
  * except those in `prefix_at`. */
 template <typename State, typename T, typename Op>
 static __global__ void lookback_kernel(State state, unsigned tile, T aggregate, Op op, T* result,
-                                       mct__scan_delays_t delays) {
-    const T p = mct__scan_lookback(state, tile, aggregate, op, delays);
+                                       mct_scan_delays_t delays) {
+    const T p = mct_scan_lookback(state, tile, aggregate, op, delays);
     if (threadIdx.x == 0) *result = p;
 }
 
 template <typename T, int STATE, typename Op, typename Gen>
 static void check_lookback(unsigned tile, const std::vector<unsigned>& prefix_at, Op op, Gen gen, uint64_t* seed) {
-    using state_t = mct__scan_tile_state<T, STATE>;
+    using state_t = mct_scan_tile_state<T, STATE>;
     const int64_t tiles = tile + 1;
     const size_t bytes = state_t::bytes(tiles);
     std::vector<unsigned char> host(bytes, 0);
@@ -308,7 +348,7 @@ static void check_lookback(unsigned tile, const std::vector<unsigned>& prefix_at
     for (unsigned t = 0; t < tile; ++t) {
         bool is_prefix = t == 0;
         for (unsigned p : prefix_at) is_prefix |= p == t;
-        state_t::host_set(host.data(), tiles, t, is_prefix ? MCT__TILE_PREFIX : MCT__TILE_AGGREGATE,
+        state_t::host_set(host.data(), tiles, t, is_prefix ? MCT_SCAN_TILE_PREFIX : MCT_SCAN_TILE_AGGREGATE,
                           is_prefix ? incl[t] : agg[t]);
     }
     CHECK_CUDA(cudaMemcpy(d_blob, host.data(), bytes, cudaMemcpyHostToDevice));
@@ -316,7 +356,7 @@ static void check_lookback(unsigned tile, const std::vector<unsigned>& prefix_at
     CHECK_CUDA(cudaMalloc((void**)&d_result, sizeof(T)));
     const T own = gen(seed);
     MCT_LAUNCH((lookback_kernel<state_t, T, Op>), 1, 32, 0, 0, state_t::carve(d_blob, tiles), tile, own, op,
-               d_result, mct__scan_default_delays());
+               d_result, mct_scan_default_delays());
     CHECK_CUDA(cudaGetLastError());
     T result;
     CHECK_CUDA(cudaMemcpy(&result, d_result, sizeof(T), cudaMemcpyDeviceToHost));
@@ -327,7 +367,7 @@ static void check_lookback(unsigned tile, const std::vector<unsigned>& prefix_at
     /* The tile published its own inclusive prefix. */
     CHECK_CUDA(cudaMemcpy(host.data(), d_blob, bytes, cudaMemcpyDeviceToHost));
     T published;
-    ASSERT_EQ_I64(state_t::host_get(host.data(), tiles, tile, published), MCT__TILE_PREFIX);
+    ASSERT_EQ_I64(state_t::host_get(host.data(), tiles, tile, published), MCT_SCAN_TILE_PREFIX);
     ASSERT_TRUE(test_same_bits(published, op(incl[tile - 1], own)));
     cudaFree(d_blob), cudaFree(d_result);
 }
@@ -348,9 +388,8 @@ static void check_lookback_layout(uint64_t* seed) {
 }
 
 static void check_lookback_paths(uint64_t* seed) {
-    check_lookback_layout<MCT__SCAN_STATE_PACKED>(seed);
-    check_lookback_layout<MCT__SCAN_STATE_PACKED_VOLATILE>(seed);
-    check_lookback_layout<MCT__SCAN_STATE_SPLIT>(seed);
+    check_lookback_layout<MCT_SCAN_STATE_PACKED>(seed);
+    check_lookback_layout<MCT_SCAN_STATE_SPLIT>(seed);
 }
 
 /** The packed 16-byte tile word is indivisible in practice, as the look-back assumes:
@@ -383,7 +422,7 @@ static __global__ void word_tearing_kernel(State state, unsigned stores, unsigne
 
 template <int STATE>
 static void check_word_indivisible(const char* name) {
-    using state_t = mct__scan_tile_state<uint64_t, STATE>;
+    using state_t = mct_scan_tile_state<uint64_t, STATE>;
     void* d_blob;
     unsigned long long* d_counts;
     CHECK_CUDA(cudaMalloc(&d_blob, state_t::bytes(1)));
@@ -431,14 +470,15 @@ static void check_policy(const char* name, Op op, T init, Gen gen, uint64_t* see
                     CHECK_CUDA(cudaMemcpy(d_in + off, in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
                     CHECK_CUDA(cudaMemset(d_out, 0xA5, most * sizeof(T)));
                     size_t bytes = 0;
-                    ASSERT_STATUS((mct__dispatch_scan<Policy, T, Op>(NULL, &bytes, NULL, NULL, n, ex != 0, init, op, a,
-                                                                     mct__scan_default_delays(), 0)),
+                    const mct_scan_algo_t algo = (mct_scan_algo_t)a;
+                    ASSERT_STATUS((mct_dispatch_scan<Policy, T, Op>(NULL, &bytes, NULL, NULL, n, ex != 0, init, op,
+                                                                    algo, mct_scan_default_delays(), 0)),
                                   MCT_STATUS_SUCCESS);
                     void* d_temp;
                     CHECK_CUDA(cudaMalloc(&d_temp, bytes));
-                    ASSERT_STATUS((mct__dispatch_scan<Policy, T, Op>(d_temp, &bytes, d_in + off, d_out + off, n,
-                                                                     ex != 0, init, op, a, mct__scan_default_delays(),
-                                                                     0)),
+                    ASSERT_STATUS((mct_dispatch_scan<Policy, T, Op>(d_temp, &bytes, d_in + off, d_out + off, n,
+                                                                    ex != 0, init, op, algo, mct_scan_default_delays(),
+                                                                    0)),
                                   MCT_STATUS_SUCCESS);
                     CHECK_CUDA(cudaDeviceSynchronize());
                     CHECK_CUDA(cudaMemcpy(out.data(), d_out + off, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -451,24 +491,20 @@ static void check_policy(const char* name, Op op, T init, Gen gen, uint64_t* see
     cudaFree(d_in), cudaFree(d_out);
 }
 
-/** Each tile-state layout of tuning_scan.h, with blocks of two or three warps (so
+/** Each tile-state layout of scan_tuning.cuh, with blocks of two or three warps (so
  * tiles are small and every case spans several warps' regions and tiles). */
 static void check_policies(uint64_t* seed) {
     auto gen_u32 = [](uint64_t* s) { return (uint32_t)test_next(s); };
     auto gen_u64 = [](uint64_t* s) { return (uint64_t)test_next(s); };
     const test_affine id = {1u, 0u};
-    using packed = mct__scan_policy<64, 7, MCT__SCAN_STATE_PACKED>;
-    using split = mct__scan_policy<96, 5, MCT__SCAN_STATE_SPLIT>;
-    using vol = mct__scan_policy<64, 9, MCT__SCAN_STATE_PACKED_VOLATILE>;
+    using packed = mct_scan_policy<64, 7, MCT_SCAN_STATE_PACKED>;
+    using split = mct_scan_policy<96, 5, MCT_SCAN_STATE_SPLIT>;
     check_policy<packed, uint32_t>("64x7 packed", mct_op_sum<uint32_t>(), 7u, gen_u32, seed);
     check_policy<packed, uint64_t>("64x7 packed", mct_op_sum<uint64_t>(), 7u, gen_u64, seed);
     check_policy<packed, test_affine>("64x7 packed", test_op_compose(), id, test_affine_value, seed);
     check_policy<split, uint32_t>("96x5 split", mct_op_sum<uint32_t>(), 7u, gen_u32, seed);
     check_policy<split, uint64_t>("96x5 split", mct_op_sum<uint64_t>(), 7u, gen_u64, seed);
     check_policy<split, test_affine>("96x5 split", test_op_compose(), id, test_affine_value, seed);
-    check_policy<vol, uint32_t>("64x9 packed-volatile", mct_op_sum<uint32_t>(), 7u, gen_u32, seed);
-    check_policy<vol, uint64_t>("64x9 packed-volatile", mct_op_sum<uint64_t>(), 7u, gen_u64, seed);
-    check_policy<vol, test_affine>("64x9 packed-volatile", test_op_compose(), id, test_affine_value, seed);
 }
 
 /** The chained design's float sums are identical from run to run. */
@@ -487,8 +523,9 @@ int main(void) {
     if (getenv("MCT_TEST_LARGE_N")) large = atoll(getenv("MCT_TEST_LARGE_N"));
     uint64_t seed = 20160601;
     check_contract();
+    check_dispatch_contract();
     check_lookback_paths(&seed);
-    check_word_indivisible<MCT__SCAN_STATE_PACKED>("16 bytes, packed");
+    check_word_indivisible<MCT_SCAN_STATE_PACKED>("16 bytes, packed");
     /* MCT_TEST_REPEAT repeats the multi-tile checks whose tiles look back while others
      * publish (a stress run for timing-dependent faults). */
     const int repeat = getenv("MCT_TEST_REPEAT") ? atoi(getenv("MCT_TEST_REPEAT")) : 1;

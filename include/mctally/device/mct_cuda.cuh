@@ -13,6 +13,7 @@
 #endif
 
 #include "mctally/mct_config.h"
+#include "mctally/mct_status.h"
 
 /** Rank of the calling thread in its block (x fastest), and its lane. */
 __device__ __forceinline__ int mct_thread_rank(void) {
@@ -30,5 +31,18 @@ __device__ __forceinline__ int mct_lane(void) { return mct_thread_rank() & 31; }
 #else
 #define MCT_ASSUME_GLOBAL(p) ((void)(p))
 #endif
+
+/** The status for a CUDA runtime result: SUCCESS for cudaSuccess, OUT_OF_MEMORY for a
+ * failed allocation, under the emulation (MCT_EMULATED) EMULATION_ERROR for a launch
+ * the emulation found invalid (mct_emu_last_error_message() says why), else
+ * CUDA_ERROR. Host code that launches device-layer kernels returns these. */
+static inline mct_status_t mct_cuda_status(cudaError_t err) {
+    if (err == cudaSuccess) return MCT_STATUS_SUCCESS;
+    if (err == cudaErrorMemoryAllocation) return MCT_STATUS_OUT_OF_MEMORY;
+#if MCT_IS_EMULATED
+    if (err == cudaErrorLaunchFailure) return MCT_STATUS_EMULATION_ERROR;
+#endif
+    return MCT_STATUS_CUDA_ERROR;
+}
 
 #endif /* MCT_CUDA_CUH */

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file agent_scan.cuh  One block's work in the device-wide scan: take a tile index,
- * load the tile, scan it, obtain the tile's prefix from the tiles before it (decoupled
- * look-back or chained wait), and store it.
+/** @file scan_agent.cuh  One block's work in the device-wide scan (mct_scan_agent):
+ * take a tile index, load the tile, scan it, obtain the tile's prefix from the tiles
+ * before it (decoupled look-back or chained wait, scan_tile_state.cuh), and store it.
+ *
+ * Operator: any associative `Op` with `T op(const T& earlier, const T& later)`
+ * callable on the device; it need not be commutative (operands are always combined
+ * in sequence order) and need not have an identity (an inclusive scan never applies
+ * `init`). T must be default-constructible and trivially copyable, and a whole number
+ * of 32-bit words (the tile states copy it word by word).
  *
  * Data movement: each warp loads its 32*ITEMS consecutive elements warp-striped
  * (lane l reads elements l, l+32, ...: every load instruction of the warp reads 32
@@ -16,22 +22,24 @@
  *
  * In-place scans (out == in) are safe: a tile reads all of its input before it
  * stores any output, and no tile reads another tile's input. */
-#ifndef MCT_AGENT_SCAN_CUH
-#define MCT_AGENT_SCAN_CUH
+#ifndef MCT_SCAN_AGENT_CUH
+#define MCT_SCAN_AGENT_CUH
 
 #include "mctally/device/block/block_scan.cuh"
-#include "single_pass_scan.cuh"
+#include "mctally/device/scan/scan_tile_state.cuh"
+#include "mctally/mct_scan.h"
 
-/** The two device-wide designs (mct_scan_algo_t has the same values). */
-enum { MCT__SCAN_LOOKBACK = 0, MCT__SCAN_CHAINED = 1 };
-
-template <typename Policy, typename T, typename Op, bool EXCLUSIVE, int ALGO>
-struct mct__agent_scan {
+/** The block's work under `Policy` (mct_scan_policy) with the design ALGO
+ * (MCT_SCAN_DECOUPLED_LOOKBACK or MCT_SCAN_CHAINED, mct_scan.h). EXCLUSIVE: out[0] =
+ * init, out[i] = init op in[0] op ... op in[i-1]; else out[i] = in[0] op ... op in[i].
+ * The kernel (scan_kernel.cuh) declares `__shared__ storage_t` and calls run(). */
+template <typename Policy, typename T, typename Op, bool EXCLUSIVE, mct_scan_algo_t ALGO>
+struct mct_scan_agent {
     static constexpr int THREADS = Policy::threads;
     static constexpr int ITEMS = Policy::items;
     static constexpr int TILE = Policy::tile_items;
     static constexpr int WARP_ITEMS = 32 * ITEMS;
-    using state_t = mct__scan_tile_state<T, Policy::state>;
+    using state_t = mct_scan_tile_state<T, Policy::state>;
 
     struct storage_t {
         T exchange[TILE];
@@ -42,9 +50,11 @@ struct mct__agent_scan {
     static_assert(sizeof(storage_t) <= 48 * 1024, "the scan tile must fit static shared memory (48 KiB)");
 
     /** Scans the tile with index taken from `counter`. `init` is used by the exclusive
-     * scan only (tile 0's prefix; it is folded into every published PREFIX). */
+     * scan only (tile 0's prefix; it is folded into every published PREFIX). The grid
+     * has one 1-D block of Policy::threads threads per tile (ceil(n / tile_items)
+     * blocks, n > 0); `counter` and the states' zero_bytes start zeroed. */
     static __device__ __forceinline__ void run(storage_t& s, const T* in, T* out, int64_t n, T init, Op op,
-                                               state_t state, unsigned* counter, mct__scan_delays_t delays) {
+                                               state_t state, unsigned* counter, mct_scan_delays_t delays) {
         if (threadIdx.x == 0) s.tile = atomicAdd(counter, 1u);
         __syncthreads();
         const unsigned tile = s.tile;
@@ -58,7 +68,7 @@ struct mct__agent_scan {
     template <bool FULL>
     static __device__ __forceinline__ void consume(storage_t& s, const T* in, T* out, int valid, unsigned tile,
                                                    T init, Op op, const state_t& state,
-                                                   mct__scan_delays_t delays) {
+                                                   mct_scan_delays_t delays) {
         const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
         const int wbase = warp * WARP_ITEMS;
         T* ex = s.exchange + wbase;
@@ -85,12 +95,12 @@ MCT_UNROLL
          * an inclusive one, else from the tiles before. */
         T tile_prefix = init;
         if (tile == 0) {
-            if (tid == 0) state.publish(0u, MCT__TILE_PREFIX, EXCLUSIVE ? op(init, aggregate) : aggregate);
+            if (tid == 0) state.publish(0u, MCT_SCAN_TILE_PREFIX, EXCLUSIVE ? op(init, aggregate) : aggregate);
         } else {
-            if (ALGO == MCT__SCAN_CHAINED) {
-                if (tid == 0) s.tile_prefix = mct__scan_chained_wait(state, tile, aggregate, op, delays);
+            if (ALGO == MCT_SCAN_CHAINED) {
+                if (tid == 0) s.tile_prefix = mct_scan_chained_wait(state, tile, aggregate, op, delays);
             } else if (warp == 0) {
-                const T p = mct__scan_lookback(state, tile, aggregate, op, delays);
+                const T p = mct_scan_lookback(state, tile, aggregate, op, delays);
                 if (lane == 0) s.tile_prefix = p;
             }
             __syncthreads();
@@ -123,4 +133,4 @@ MCT_UNROLL
     }
 };
 
-#endif /* MCT_AGENT_SCAN_CUH */
+#endif /* MCT_SCAN_AGENT_CUH */
