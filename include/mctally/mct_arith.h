@@ -105,8 +105,8 @@ MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, doubl
 }
 
 /** Rounding-loss sampling (mctally/mct_rounding.h): whether the contribution
- * `value` to `bin`, made by caller `salt` (the adding thread on the device,
- * the element's index in the CPU backend's loop), is in the sampled subset:
+ * `value` to `bin`, made by caller `salt` (on the device the adding thread, the view's salt
+ * and the clock; in the CPU backend the element's index and the view's salt), is in the sampled subset:
  * a 64-bit mix (MurmurHash3's finalizer) of the value's bits, the bin and the
  * salt, whose top 24 bits are tested against `mask` (2^k - 1 samples a
  * fraction 2^-k; 0 samples every add). The choice depends on nothing the

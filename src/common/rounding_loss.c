@@ -26,6 +26,7 @@ struct mct__loss_s {
     double* b;
     int64_t bins;
     int64_t batches;
+    uint32_t views; /* views handed out: each view's salt */
 };
 
 #include "mctally/mct_arith.h"
@@ -44,9 +45,10 @@ void mct__loss_free(mct__loss_t* l, const mct__backend_ops_t* ops) {
     free(l);
 }
 
-void mct__loss_view(const mct__loss_t* l, mct_tally_view_t* v) {
+void mct__loss_view(mct__loss_t* l, mct_tally_view_t* v) {
     v->loss_shadow = l ? l->shadow : NULL;
     v->loss_mask = l ? l->mask : 0u;
+    v->loss_salt = l ? ++l->views : 0u;
 }
 
 mct_status_t mct_tally_enable_rounding_loss(mct_tally_t t, int sample_log2) {

@@ -14,7 +14,7 @@ typedef struct mct__loss_s mct__loss_t;
 mct__loss_t** mct__tally_loss_slot(mct_tally_t tally, const mct__backend_ops_t** ops);
 
 /** Fills the view's shadow fields (NULL and 0 when loss is NULL). */
-void mct__loss_view(const mct__loss_t* loss, mct_tally_view_t* view);
+void mct__loss_view(mct__loss_t* loss, mct_tally_view_t* view);
 
 /** At a batch's end, with the batch's bins in `staging` (host copy, the
  * method's storage): folds the bins and the shadow into the estimate and

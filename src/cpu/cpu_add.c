@@ -123,7 +123,7 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* k
             continue;
         }
         for (int c = 0; c < width; ++c)
-            add_one(view, (uint32_t)(first + c), values[(int64_t)c * stride + i], (uint64_t)i * (uint64_t)width + (uint64_t)c);
+            add_one(view, (uint32_t)(first + c), values[(int64_t)c * stride + i], ((uint64_t)i * (uint64_t)width + (uint64_t)c) ^ ((uint64_t)view->loss_salt << 40));
     }
     if (out_of_range) raise_flag(view, MCT_TALLY_FLAG_OUT_OF_RANGE);
     return MCT_STATUS_SUCCESS;

@@ -15,11 +15,15 @@
 #include "mctally/mct_arith.h"
 #include "mctally/mct_tally.h"
 
-/** Records `value` for bin `bin` (in range) in the shadow when it is sampled. */
+/** Records `value` for bin `bin` (in range) in the shadow when it is sampled.
+ * The key holds the thread, the view's salt and the clock, so that one thread
+ * adding the same value many times (a history's deterministic first steps)
+ * does not have all of those adds in or all out. */
 __device__ __forceinline__ void mct_loss_record(const mct_tally_view_t& view, int64_t bin, double value) {
     const uint64_t block = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
     const uint64_t thread = block * (uint64_t)mct_block_threads() + (uint64_t)mct_thread_rank();
-    if (mct_loss_sampled(bin, value, thread, view.loss_mask)) {
+    const uint64_t salt = thread ^ ((uint64_t)view.loss_salt << 40) ^ ((uint64_t)clock64() << 20);
+    if (mct_loss_sampled(bin, value, salt, view.loss_mask)) {
         double* const s = view.loss_shadow + MCT_LOSS_SHADOW_WORDS * bin;
         atomicAdd(s, value);
         atomicAdd(s + 1, value * value);
