@@ -110,9 +110,8 @@ MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, doubl
  * a 64-bit mix (MurmurHash3's finalizer) of the value's bits, the bin and the
  * salt, whose top 24 bits are tested against `mask` (2^k - 1 samples a
  * fraction 2^-k; 0 samples every add). The choice depends on nothing the
- * rounding does, so the sampled adds are a uniform random subset for addends
- * whose bits vary (Monte Carlo deposits); a thread that adds one identical
- * value to one bin again and again has all of those adds in or all out. */
+ * rounding does, so the sampled adds are a uniform random subset; repeated
+ * identical values differ in their salt (index, view, clock). */
 MCT_INLINE MCT_HD int mct_loss_sampled(int64_t bin, double value, uint64_t salt, uint32_t mask) {
     uint64_t h;
     memcpy(&h, &value, sizeof h);
