@@ -8,4 +8,5 @@
 #include "mctally/mct_tally.h"
 #include "mctally/mct_rng.h"
 #include "mctally/mct_scan.h"
+#include "mctally/mct_rounding.h"
 #endif

@@ -104,4 +104,30 @@ MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, doubl
     return p;
 }
 
+/** Rounding-loss sampling (mctally/mct_rounding.h): whether the contribution
+ * `value` to `bin`, made by caller `salt` (on the device the adding thread, the view's salt
+ * and the clock; in the CPU backend the element's index and the view's salt), is in the sampled subset:
+ * a 64-bit mix (MurmurHash3's finalizer) of the value's bits, the bin and the
+ * salt, whose top 24 bits are tested against `mask` (2^k - 1 samples a
+ * fraction 2^-k; 0 samples every add). The choice depends on nothing the
+ * rounding does, so the sampled adds are a uniform random subset; repeated
+ * identical values differ in their salt (index, view, clock). */
+MCT_INLINE MCT_HD int mct_loss_sampled(int64_t bin, double value, uint64_t salt, uint32_t mask) {
+    uint64_t h;
+    memcpy(&h, &value, sizeof h);
+    h ^= (uint64_t)bin * 0x9E3779B97F4A7C15ull + salt * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return ((uint32_t)(h >> 40) & mask) == 0u;
+}
+
+/** Where a sampled contribution goes in the rounding-loss shadow (f64, two
+ * words per bin, in the backend's memory): shadow[2 bin] += v and
+ * shadow[2 bin + 1] += v * v, the sampled sum and sum of squares the host's
+ * estimate (src/common/rounding_loss.c) is built on. */
+#define MCT_LOSS_SHADOW_WORDS 2
+
 #endif /* MCT_ARITH_H */

@@ -85,6 +85,9 @@ typedef struct {
     void* pairs;               /**< sort_reduce: mct_sort_pair_t[pair_capacity] */
     int64_t pair_capacity;
     unsigned long long* pair_count; /**< sort_reduce: pairs appended this batch */
+    double* loss_shadow;       /**< rounding-loss shadow (mct_rounding.h), NULL when not enabled */
+    uint32_t loss_mask;        /**< sampling mask of the shadow (mct_loss_sampled) */
+    uint32_t loss_salt;        /**< differs between views: part of the sampling key */
 } mct_tally_view_t;
 
 typedef struct mct_tally_s* mct_tally_t;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "rounding_loss.h"
 #include "mctally/mct_config.h"
 #include "mctally/mct_tally.h"
 
@@ -34,7 +35,13 @@ struct mct_tally_s {
     int64_t* isum;   /* integer tallies */
     int64_t batches;
     int64_t histories;
+    mct__loss_t* loss; /* rounding-loss estimate (rounding_loss.c), NULL when off */
 };
+
+mct__loss_t** mct__tally_loss_slot(mct_tally_t t, const mct__backend_ops_t** ops) {
+    *ops = t->ops;
+    return &t->loss;
+}
 
 void mct_tally_desc_init(mct_tally_desc_t* desc) {
     if (!desc) return;
@@ -140,6 +147,7 @@ fail:
 void mct_tally_destroy(mct_tally_t t) {
     if (!t) return;
     if (t->ops) {
+        mct__loss_free(t->loss, t->ops);
         t->ops->release(t->bins);
         t->ops->release(t->replicas);
         t->ops->release(t->flags);
@@ -227,6 +235,7 @@ mct_status_t mct_tally_view(mct_tally_t t, mct_tally_view_t* v) {
     v->pair_capacity = t->pairs ? t->desc.pair_capacity : 0;
     v->pair_count = t->pairs ? (unsigned long long*)((char*)t->pairs + pairs_bytes(t) - sizeof(unsigned long long))
                              : NULL;
+    mct__loss_view(t->loss, v);
     return MCT_STATUS_SUCCESS;
 }
 
@@ -380,6 +389,7 @@ mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) {
     if ((st = t->ops->to_host(t->staging, t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = t->ops->zero(t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = take_flags(t, &flags))) return st;
+    if (t->loss && (st = mct__loss_fold(t->loss, t->ops, &t->desc, t->staging, t->stream))) return st;
     const int nonfinite = fold_staged_batch(t, histories);
     if (flags & MCT_TALLY_FLAG_OUT_OF_RANGE) return MCT_STATUS_BIN_OUT_OF_RANGE;
     if (flags & MCT_TALLY_FLAG_OVERFLOW) return MCT_STATUS_OVERFLOW;

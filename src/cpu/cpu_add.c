@@ -87,9 +87,14 @@ static void append_pair(const mct_tally_view_t* view, uint32_t bin, double v) {
     p->value = v;
 }
 
-static void add_one(const mct_tally_view_t* view, uint32_t key, double v) {
+/* `salt`: the contribution's index, the key of its rounding-loss sampling. */
+static void add_one(const mct_tally_view_t* view, uint32_t key, double v, uint64_t salt) {
     /* An f32 tally takes f32 contributions whatever the method, as on the GPU. */
     if (view->dtype == MCT_DTYPE_F32) v = (double)(float)v;
+    if (view->loss_shadow && mct_loss_sampled(key, v, salt, view->loss_mask)) {
+        atomic_add_f64(view->loss_shadow + MCT_LOSS_SHADOW_WORDS * key, v);
+        atomic_add_f64(view->loss_shadow + MCT_LOSS_SHADOW_WORDS * key + 1, v * v);
+    }
     switch (view->method) {
     case MCT_METHOD_REPLICATED: {
         /* A private replica when there is one per thread; shared replicas stay right through atomics. */
@@ -122,7 +127,8 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* k
             out_of_range = 1;
             continue;
         }
-        for (int c = 0; c < width; ++c) add_one(view, (uint32_t)(first + c), values[(int64_t)c * stride + i]);
+        for (int c = 0; c < width; ++c)
+            add_one(view, (uint32_t)(first + c), values[(int64_t)c * stride + i], ((uint64_t)i * (uint64_t)width + (uint64_t)c) ^ ((uint64_t)view->loss_salt << 40));
     }
     if (out_of_range) raise_flag(view, MCT_TALLY_FLAG_OUT_OF_RANGE);
     return MCT_STATUS_SUCCESS;

@@ -15,14 +15,20 @@
 static const char run_usage[] =
     "usage: mctally run FILE.ini [--backend auto|cpu|cuda|emulated] [--method M] [--dtype T]\n"
     "                            [--histories N] [--seed S] [--batches B] [--out DIR]\n"
+    "                            [--loss-sample K|off] [--loss-threshold F]\n"
     "Runs the problem described by FILE.ini; flags override the file. Writes\n"
-    "DIR/result.json (default DIR: out). See `mctally methods` for methods.\n";
+    "DIR/result.json (default DIR: out). See `mctally methods` for methods.\n"
+    "Float tallies estimate the value their rounding lost from a 2^-K sample of\n"
+    "the adds (default K 6) and warn when a bin significantly loses F or more\n"
+    "(default 0.01).\n";
 
 typedef struct {
     const char* file;
     const char* out_dir;
     mct_backend_t backend;
     mct_cli_config_t cfg;
+    int loss_sample_log2; /* -1: off */
+    double loss_threshold;
 } run_args_t;
 
 /* Flags are applied after the file is read, so they override it. */
@@ -40,6 +46,25 @@ static int parse_flag(run_args_t* a, const char* flag, const char* value) {
         return mct_cli_parse_i64(value, 1, INT64_MAX, &c->batches) ? mct_cli_error("--batches %s: expected a whole number >= 1", value) : 0;
     if (!strcmp(flag, "--seed"))
         return mct_cli_parse_u64(value, &c->seed) ? mct_cli_error("--seed %s: expected a whole number 0 .. 2^64-1", value) : 0;
+    if (!strcmp(flag, "--loss-sample")) {
+        int64_t k = 0;
+        if (!strcmp(value, "off"))
+            a->loss_sample_log2 = -1;
+        else if (mct_cli_parse_i64(value, 0, 24, &k))
+            return mct_cli_error("--loss-sample %s: expected 0 .. 24 (a 2^-K sample of the adds) or off", value);
+        else
+            a->loss_sample_log2 = (int)k;
+        return 0;
+    }
+    if (!strcmp(flag, "--loss-threshold")) {
+        char* end = NULL;
+        errno = 0;
+        const double f = strtod(value, &end);
+        if (errno || end == value || *end || !(f >= 0.0 && f <= 1.0))
+            return mct_cli_error("--loss-threshold %s: expected a fraction 0 .. 1", value);
+        a->loss_threshold = f;
+        return 0;
+    }
     if (!strcmp(flag, "--out")) {
         a->out_dir = value;
         return 0;
@@ -68,8 +93,8 @@ static void apply_run(mct_cli_config_t* c) {
 }
 
 static int parse_args(int argc, char** argv, run_args_t* a) {
-    static const char* const flags[] = {"--backend", "--method", "--dtype", "--histories",
-                                        "--batches", "--seed", "--out"};
+    static const char* const flags[] = {"--backend", "--method", "--dtype", "--histories", "--batches",
+                                        "--seed", "--out", "--loss-sample", "--loss-threshold"};
     /* The file is read first; flags are remembered and applied after it. */
     const char* pending[16][2];
     int npending = 0;
@@ -112,6 +137,40 @@ static cJSON* raw_integer(uint64_t v, int negative) {
 
 /* JSON has no NaN: undefined values (a relative error from one batch) are null. */
 static cJSON* number_or_null(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
+
+/* The tally's rounding-loss estimate (mct_rounding.h), or NULL when it has none;
+ * warns on stderr when the worst bin significantly loses the threshold or more. */
+static cJSON* rounding_loss_json(mct_tally_t tally, const char* name, double threshold) {
+    mct_rounding_loss_t r;
+    if (mct_tally_rounding_loss(tally, &r) != MCT_STATUS_SUCCESS) return NULL;
+    const int exceeds = mct_rounding_loss_exceeds(&r, threshold);
+    if (exceeds)
+        fprintf(stderr,
+                "mctally: warning: tally '%s' lost %.3g %% of bin %lld's value to rounding (+- %.2g %%, threshold "
+                "%.3g %%); use kahan, fixed or f64\n",
+                name, 100.0 * r.worst_loss, (long long)r.worst_bin, 100.0 * r.worst_loss_err, 100.0 * threshold);
+    cJSON* j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "sample_fraction", r.sample_fraction);
+    cJSON_AddNumberToObject(j, "bins_estimated", (double)r.bins_estimated);
+    cJSON* w = cJSON_AddObjectToObject(j, "worst_bin");
+    cJSON_AddItemToObject(w, "bin", r.worst_bin >= 0 ? cJSON_CreateNumber((double)r.worst_bin) : cJSON_CreateNull());
+    cJSON_AddItemToObject(w, "loss", number_or_null(r.worst_loss));
+    cJSON_AddItemToObject(w, "loss_err", number_or_null(r.worst_loss_err));
+    cJSON_AddNumberToObject(w, "samples", r.worst_samples);
+    cJSON_AddItemToObject(j, "total_loss", number_or_null(r.total_loss));
+    cJSON_AddItemToObject(j, "total_loss_err", number_or_null(r.total_loss_err));
+    cJSON_AddNumberToObject(j, "z", r.z);
+    cJSON_AddBoolToObject(j, "significant", r.significant);
+    cJSON_AddNumberToObject(j, "threshold", threshold);
+    cJSON_AddBoolToObject(j, "exceeds_threshold", exceeds);
+    return j;
+}
+
+/* Adds "rounding_loss" to a tally's entry where the tally has the estimate. */
+static void add_rounding_loss(cJSON* entry, mct_tally_t tally, const char* name, double threshold) {
+    cJSON* j = entry ? rounding_loss_json(tally, name, threshold) : NULL;
+    if (j) cJSON_AddItemToObject(entry, "rounding_loss", j);
+}
 
 static cJSON* tally_json(mct_tally_t tally, const char* name) {
     mct_tally_desc_t d;
@@ -245,7 +304,9 @@ static int run_escape(const run_args_t* a, mct_tally_t tally) {
     char device[256];
     cJSON* root = result_header(a, tally, "escape", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
     cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
-    cJSON_AddItemToArray(tallies, tally_json(tally, "escape"));
+    cJSON* te = tally_json(tally, "escape");
+    add_rounding_loss(te, tally, "escape", a->loss_threshold);
+    cJSON_AddItemToArray(tallies, te);
     cJSON_AddItemToObject(root, "escape", escape_json(&p, &r));
     printf("escape: %s on %s (%s), %s %s: fraction %.8g +- %.2g (analytic %.8g), %.0f escapes, %.3f s\n", a->file,
            mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype), r.fraction,
@@ -313,7 +374,9 @@ static int run_tally_only(const run_args_t* a, mct_tally_t tally) {
     char device[256];
     cJSON* root = result_header(a, tally, "tally_only", p.particles, p.seed, p.batches, r.seconds, &d, device,
                                 sizeof device);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), tally_entry(tally, "energy", r.total));
+    cJSON* te = tally_entry(tally, "energy", r.total);
+    add_rounding_loss(te, tally, "energy", a->loss_threshold);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), te);
     cJSON_AddItemToObject(root, "tally_only", tally_only_json(&p, &r));
     printf("tally_only: %s on %s (%s), %s %s: total %.10g MeV, expected %.10g +- %.3g (z %.2f), %.3g updates/s, "
            "%.3f s\n", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
@@ -355,7 +418,9 @@ static int run_scatter(const run_args_t* a, mct_tally_t tally) {
     char device[256];
     cJSON* root =
         result_header(a, tally, "scatter", p.n, p.seed, p.batches, r.seconds, &d, device, sizeof device);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), tally_entry(tally, "cells", r.total));
+    cJSON* te = tally_entry(tally, "cells", r.total);
+    add_rounding_loss(te, tally, "cells", a->loss_threshold);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), te);
     cJSON_AddItemToObject(root, "scatter", scatter_json(&p, &r));
     printf("scatter: %s on %s (%s), %s %s, %s keys: total %.10g, expected %.10g +- %.3g (z %.2f)", a->file,
            mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
@@ -519,6 +584,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         cJSON* tf = cJSON_AddArrayToObject(t, "files");
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose.mhd"));
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose_rel_err.mhd"));
+        add_rounding_loss(t, tally, "dose", a->loss_threshold);
         cJSON_AddItemToArray(tallies, t);
         cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges));
         printf("phantom: %s on %s (%s), %s %s, %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV "
@@ -540,6 +606,8 @@ int mct_cli_run(int argc, char** argv) {
     memset(&a, 0, sizeof a);
     a.out_dir = "out";
     a.backend = MCT_BACKEND_AUTO;
+    a.loss_sample_log2 = MCT_ROUNDING_LOSS_DEFAULT_LOG2;
+    a.loss_threshold = 0.01;
     if (parse_args(argc, argv, &a) || mct_cli_check_out_dir(a.out_dir)) return 1;
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
@@ -569,6 +637,13 @@ int mct_cli_run(int argc, char** argv) {
     mct_tally_t tally = NULL;
     mct_status_t st = mct_tally_create(&tally, &d);
     if (st) return report_status(st, &a, "cannot create the tally");
+    /* Float tallies estimate their rounding loss unless asked not to (the
+     * estimate needs float values: not fixed, not integer types). */
+    if (a.loss_sample_log2 >= 0 && (d.dtype == MCT_DTYPE_F32 || d.dtype == MCT_DTYPE_F64) && d.method != MCT_METHOD_FIXED &&
+        (st = mct_tally_enable_rounding_loss(tally, a.loss_sample_log2))) {
+        mct_tally_destroy(tally);
+        return report_status(st, &a, "cannot enable the rounding-loss estimate");
+    }
     int rc = phantom      ? run_phantom(&a, tally)
              : tally_only ? run_tally_only(&a, tally)
              : scatter    ? run_scatter(&a, tally)

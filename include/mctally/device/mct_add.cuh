@@ -79,6 +79,7 @@
 #include "mctally/device/thread/thread_cas.cuh"
 #include "mctally/device/thread/thread_fixed.cuh"
 #include "mctally/device/thread/thread_kahan.cuh"
+#include "mctally/device/thread/thread_loss.cuh"
 #include "mctally/device/warp/warp_peers.cuh"
 #include "mctally/device/warp/warp_segmented_reduce.cuh"
 #include "mctally/mct_tally.h"
@@ -232,6 +233,9 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
         mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
         return;
     }
+    /* The rounding-loss shadow (mct_rounding.h): one pointer test when off. */
+    if constexpr (std::is_floating_point<T>::value && L != MCT_METHOD_FIXED)
+        if (view.loss_shadow != NULL) mct_loss_record(view, bin, (double)value);
     mct__acc_t<T, L> v;
     if (!mct__prepare<T, L>(view, value, &v)) return;
     if constexpr (search != MCT__PEERS_NONE) {

@@ -31,6 +31,7 @@
 #include "mctally/device/block/block_privatized.cuh"
 #include "mctally/device/block/block_reduce.cuh"
 #include "mctally/device/thread/thread_atomic.cuh"
+#include "mctally/device/thread/thread_loss.cuh"
 #include "mctally/mct_tally.h"
 
 template <typename T>
@@ -44,18 +45,22 @@ struct mct_block_counter {
     T* target; /* the global bin, or this thread's replica of it */
     T acc;     /* register partial of the reducing methods */
     mct_block_counter_storage<T>& storage;
+    const mct_tally_view_t& view; /* the rounding-loss shadow (mct_rounding.h) */
+    int64_t bin;
 
-    __device__ __forceinline__ mct_block_counter(const mct_tally_view_t& view, int64_t bin,
+    __device__ __forceinline__ mct_block_counter(const mct_tally_view_t& v, int64_t b,
                                                  mct_block_counter_storage<T>& s)
-        : target((T*)view.bins + bin), acc(T(0)), storage(s) {
+        : target((T*)v.bins + b), acc(T(0)), storage(s), view(v), bin(b) {
         if (M == MCT_METHOD_REPLICATED) {
             const int64_t replica = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-            target = (T*)view.replicas + replica * view.nbins + bin;
+            target = (T*)v.replicas + replica * v.nbins + b;
         }
         if (M == MCT_METHOD_SHARED) mct_block_privatized_zero(&storage.shared_bin, 1);
     }
 
     __device__ __forceinline__ void add(T v) {
+        if constexpr (std::is_floating_point<T>::value)
+            if (view.loss_shadow != NULL) mct_loss_record(view, bin, (double)v);
         if (M == MCT_METHOD_ATOMIC) {
             if (v != T(0)) mct_atomic_add(target, v);
         } else if (M == MCT_METHOD_SHARED) {

@@ -145,6 +145,9 @@ struct mct_block_tally {
             mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
             return;
         }
+        /* The rounding-loss shadow (mct_rounding.h); per-lane adds record in mct_add. */
+        if constexpr (std::is_floating_point<T>::value)
+            if (view.loss_shadow != NULL) mct_loss_record(view, bin, (double)value);
         if (in(MCT_BLOCK_MODE_REGISTERS)) {
             registers.add(bin, value);
         } else if (in(MCT_BLOCK_MODE_KAHAN)) {

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file thread_loss.cuh  The device side of the rounding-loss estimate
+ * (mctally/mct_rounding.h): a contribution in the sampled subset
+ * (mct_loss_sampled, keyed by the adding thread) also goes into the view's
+ * f64 shadow. mct_add and mct_block_tally call it once per contribution, before
+ * any aggregation, and only when view.loss_shadow is set. */
+#ifndef MCT_THREAD_LOSS_CUH
+#define MCT_THREAD_LOSS_CUH
+
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "mctally/device/mct_cuda.cuh"
+#include "mctally/mct_arith.h"
+#include "mctally/mct_tally.h"
+
+/** Records `value` for bin `bin` (in range) in the shadow when it is sampled.
+ * The key holds the thread, the view's salt and the clock, so that one thread
+ * adding the same value many times (a history's deterministic first steps)
+ * does not have all of those adds in or all out. */
+__device__ __forceinline__ void mct_loss_record(const mct_tally_view_t& view, int64_t bin, double value) {
+    const uint64_t block = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
+    const uint64_t thread = block * (uint64_t)mct_block_threads() + (uint64_t)mct_thread_rank();
+    const uint64_t salt = thread ^ ((uint64_t)view.loss_salt << 40) ^ ((uint64_t)clock64() << 20);
+    if (mct_loss_sampled(bin, value, salt, view.loss_mask)) {
+        double* const s = view.loss_shadow + MCT_LOSS_SHADOW_WORDS * bin;
+        atomicAdd(s, value);
+        atomicAdd(s + 1, value * value);
+    }
+}
+
+#endif /* MCT_THREAD_LOSS_CUH */

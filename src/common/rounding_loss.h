@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file rounding_loss.h  Internal interface between the tally handle and the
+ * rounding-loss estimate (rounding_loss.c, public side in mct_rounding.h): the
+ * handle keeps one pointer and calls these at its view, batch end and destroy. */
+#ifndef MCT_ROUNDING_LOSS_INTERNAL_H
+#define MCT_ROUNDING_LOSS_INTERNAL_H
+
+#include "backend.h"
+#include "mctally/mct_tally.h"
+
+typedef struct mct__loss_s mct__loss_t;
+
+/** The tally's slot for its estimate and its backend (tally.c). */
+mct__loss_t** mct__tally_loss_slot(mct_tally_t tally, const mct__backend_ops_t** ops);
+
+/** Fills the view's shadow fields (NULL and 0 when loss is NULL). */
+void mct__loss_view(mct__loss_t* loss, mct_tally_view_t* view);
+
+/** At a batch's end, with the batch's bins in `staging` (host copy, the
+ * method's storage): folds the bins and the shadow into the estimate and
+ * zeroes the shadow. */
+mct_status_t mct__loss_fold(mct__loss_t* loss, const mct__backend_ops_t* ops, const mct_tally_desc_t* desc,
+                            const void* staging, void* stream);
+
+/** Frees the estimate and its shadow; NULL is a no-op. */
+void mct__loss_free(mct__loss_t* loss, const mct__backend_ops_t* ops);
+
+#endif /* MCT_ROUNDING_LOSS_INTERNAL_H */
