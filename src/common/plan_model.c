@@ -233,9 +233,9 @@ static double cpu_model(const mct__plan_workload_t* w, mct_key_pattern_t pattern
  * fixed 1.2 (a conversion more), cas 1.5 (a loop), replicated 1.1 (plus its
  * reduction), kahan_naive 2 (a CAS loop on pairs), shared 4 (block barriers),
  * and the methods that vote and shuffle per add (warp_reduce, block_reduce,
- * wag, wib, wag_match, kahan) 6; up to 8 bins let warp_reduce and
- * block_reduce keep per-thread register sums and reduce once per block: 0.9
- * (block_reduce) and 0.95 (warp_reduce: one reduction per warp). */
+ * wag, wib, wag_match, kahan) 6, also at 8 bins or fewer, where their
+ * register sums still pass the block's barriers (bench/planner at tiny sizes
+ * on the emulation: block_reduce tens of times slower than atomic there). */
 static double emulated_model(const mct__plan_workload_t* w, mct_method_t m, const char** why) {
     if (why) *why = "emulation intrinsic counts";
     switch (m) {
@@ -245,8 +245,8 @@ static double emulated_model(const mct__plan_workload_t* w, mct_method_t m, cons
     case MCT_METHOD_REPLICATED: return 1.1e-6;
     case MCT_METHOD_KAHAN_NAIVE: return 2e-6;
     case MCT_METHOD_SHARED: return 4e-6;
-    case MCT_METHOD_WARP_REDUCE: return w->bins <= 8 ? 0.95e-6 : 6e-6; /* a shuffle per warp more than a block's */
-    case MCT_METHOD_BLOCK_REDUCE: return w->bins <= 8 ? 0.9e-6 : 6e-6;
+    case MCT_METHOD_WARP_REDUCE:
+    case MCT_METHOD_BLOCK_REDUCE:
     case MCT_METHOD_WAG:
     case MCT_METHOD_WIB:
     case MCT_METHOD_WAG_MATCH:
