@@ -163,10 +163,34 @@ for v in $variants; do
     [ -x "$bin" ] && results[build_$name]=pass || { results[build_$name]=FAIL; status=1; continue; }
   fi
   step "phantom_variant_$name" env MCT_COMMIT="$COMMIT" \
-    "$bin" bench phantom --tables 2 --methods ${MCT_VARIANT_METHODS:-atomic,block_reduce} --reps 1 \
+    "$bin" bench phantom --tables 2 --methods ${MCT_VARIANT_METHODS:-atomic,block_reduce} --reps ${MCT_VARIANT_REPS:-1} \
     --out "$OUT/phantom_variant_$name.json"
   [ -f "$OUT/phantom_variant_$name.json" ] &&
     python3 bench/phantom/table.py "$OUT/phantom_variant_$name.json" >"$OUT/phantom_variant_$name.md"
+done
+fi
+
+# The scatter and MPC sweeps of the main build and of the earlier tree MCT_BASE_SRC (not in the
+# default stages), one after the other on the same GPU, then compared case by case
+# (bench/scatter/compare.py: new/old Gupd/s, flagged beyond 3 %). MCT_SCATTER_VARIANT_ARGS sets the
+# sweep's options for both (default --reps 5 --case-seconds 0.3). The base build is the one the
+# phantom_variants stage makes, or made here.
+if stage scatter_variants && [ -n "${MCT_BASE_SRC:-}" ]; then
+base_bin="$BUILD-base/tools/mctally/mctally"
+if [ ! -x "$base_bin" ]; then
+  cmake -S "$MCT_BASE_SRC" -B "$BUILD-base" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+    >"$OUT/build_base.log" 2>&1 && cmake --build "$BUILD-base" -j "$(nproc)" --target mctally_cli >>"$OUT/build_base.log" 2>&1
+fi
+for suite in ${MCT_SCATTER_SUITES:-scatter mpc}; do
+  for v in main base; do
+    bin=$MCT
+    [ $v = base ] && bin=$base_bin
+    step "scatter_variant_${suite}_$v" timeout 300 env MCT_COMMIT="$COMMIT" \
+      "$bin" bench $suite ${MCT_SCATTER_VARIANT_ARGS:---reps 5 --case-seconds 0.3} --out "$OUT/scatter_variant_${suite}_$v.json"
+  done
+  [ -f "$OUT/scatter_variant_${suite}_main.json" ] && [ -f "$OUT/scatter_variant_${suite}_base.json" ] &&
+    python3 bench/scatter/compare.py --label-old base --label-new main "$OUT/scatter_variant_${suite}_base.json" \
+      "$OUT/scatter_variant_${suite}_main.json" >"$OUT/scatter_variant_$suite.md"
 done
 fi
 

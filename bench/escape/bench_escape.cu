@@ -15,7 +15,6 @@
 #include <time.h>
 #include <vector>
 
-#include "../../src/common/backend.h"
 #include "../common/bench_common.cuh"
 #include "escape_kernels.cuh"
 
@@ -94,7 +93,7 @@ static int time_case(const int32_t* events, int64_t n, mct_method_t method, mct_
         cudaEventRecord(t0);
         sim_escape_tally_launch(events, n, view, grid, block, 0);
         if (method == MCT_METHOD_REPLICATED)
-            rc = mct__backend_cuda.reduce_replicas(view.bins, view.replicas, 1, view.nreplicas, dtype, 0) != 0;
+            rc = mct_tally_flush(tally) != MCT_STATUS_SUCCESS;
         cudaEventRecord(t1);
         BENCH_CHECK(cudaEventSynchronize(t1));
         BENCH_CHECK(cudaGetLastError());

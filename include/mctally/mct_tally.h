@@ -147,6 +147,25 @@ MCT_API mct_status_t mct_tally_get_stream(mct_tally_t tally, void** stream);
  * launches fewer threads per batch), INVALID_STATE for other methods. */
 MCT_API mct_status_t mct_tally_reserve_replicas(mct_tally_t tally, int64_t nreplicas);
 
+/** Declares that the kernels adding into the tally run up to `writers` threads
+ * at once (for a user kernel: its grid's threads). replicated gives each thread
+ * a private replica only while nreplicas >= writers; with more writers the
+ * replicas are shared and added to atomically, and mct_tally_determinism says
+ * so. The tally keeps the largest count declared or run by its own adds.
+ * INVALID_VALUE when writers < 1. */
+MCT_API mct_status_t mct_tally_set_writers(mct_tally_t tally, int64_t writers);
+
+/** Replicas reserved and the most writers seen (declared, or run by
+ * mct_tally_add / mct_tally_add_device); either pointer may be NULL. */
+MCT_API mct_status_t mct_tally_replicas(mct_tally_t tally, int64_t* nreplicas, int64_t* writers);
+
+/** What this tally's results promise, as it has been used: its method's
+ * determinism for its type (mct_method_determinism), except that replicated
+ * float tallies give NOT_GUARANTEED when no replicas are reserved or more
+ * writers than replicas added (shared replicas). Reserving R replicas with no
+ * writer count declared counts as R writers. */
+MCT_API mct_status_t mct_tally_determinism(mct_tally_t tally, mct_determinism_t* det);
+
 /** Largest replica count that fits in `fraction` (0..1] of the backend's free
  * memory for this tally's B and type. */
 MCT_API mct_status_t mct_tally_max_replicas(mct_tally_t tally, double fraction, int64_t* out);

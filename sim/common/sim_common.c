@@ -43,7 +43,10 @@ mct_status_t sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_de
 }
 
 mct_status_t sim_reserve_replicas(mct_tally_t tally, int64_t threads) {
-    mct_status_t st = mct_tally_reserve_replicas(tally, threads);
+    /* The tally learns how many threads add, so that its determinism says
+     * whether the replicas it could hold were private. */
+    mct_status_t st = mct_tally_set_writers(tally, threads);
+    if (!st) st = mct_tally_reserve_replicas(tally, threads);
     if (st != MCT_STATUS_TOO_LARGE) return st;
     int64_t fit = 0;
     if ((st = mct_tally_max_replicas(tally, 0.5, &fit))) return st;

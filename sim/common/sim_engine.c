@@ -60,7 +60,9 @@ static int64_t chunk_size(const sim_run_t* run, const mct_tally_desc_t* d, int64
 static mct_status_t reserve_replicas(const sim_run_t* run, const sim_engine_t* e, void* ctx, int64_t* chunk) {
     if (run->replicas == SIM_REPLICAS_SHARE) return sim_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
     for (;;) {
-        const mct_status_t st = mct_tally_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
+        const int64_t threads = e->tally_threads(ctx, *chunk);
+        const mct_status_t st = mct_tally_reserve_replicas(run->tally, threads);
+        if (!st) return mct_tally_set_writers(run->tally, threads);
         if (st != MCT_STATUS_TOO_LARGE || *chunk <= run->min_chunk) return st;
         *chunk /= 2;
     }

@@ -13,6 +13,17 @@
 extern "C" {
 #endif
 
+/** Backend memory a tally owns for the passes that need room of their own (host
+ * staging of mct_tally_add, sort_reduce's sort buffers, the partial sums of the
+ * replica reduction). It grows, never shrinks, so repeated calls allocate
+ * nothing once the largest has run; the passes that use it are synchronous, so
+ * one region serves them all. Freed with the tally (ops->release). */
+typedef struct {
+    void* ptr;
+    size_t bytes;
+    int device;
+} mct__scratch_t;
+
 typedef struct {
     /** SUCCESS when the backend can run on `device`; writes its name. */
     mct_status_t (*probe)(int device, char* name, size_t size);
@@ -20,25 +31,29 @@ typedef struct {
     mct_status_t (*alloc)(int device, size_t bytes, void** out);
     void (*release)(void* ptr);
     mct_status_t (*zero)(void* ptr, size_t bytes, void* stream);
+    /** Waits until the work queued on the stream is done; reports its errors. */
+    mct_status_t (*synchronize)(void* stream);
     /** Copies to host memory and waits for the stream: also where errors of
      * earlier kernels on the stream surface. */
     mct_status_t (*to_host)(void* dst, const void* src, size_t bytes, void* stream);
     /** bins[k] += sum over r of replicas[r*nbins + k], in an order fixed by
      * (nbins, nreplicas) alone; then zeroes the replicas. */
     mct_status_t (*reduce_replicas)(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
-                                    mct_dtype_t dtype, void* stream);
+                                    mct_dtype_t dtype, mct__scratch_t* scratch, void* stream);
     /** bins[keys[i]] += values[i] with the view's method, from HOST arrays (the
-     * backend stages them where its kernels can read them). */
+     * backend stages them in `scratch` where its kernels can read them). Writes
+     * the number of threads that added (what decides whether replicas were
+     * private) to *writers. */
     mct_status_t (*add_host)(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                             void* stream);
+                             mct__scratch_t* scratch, void* stream, int64_t* writers);
     /** bins[keys[i] * width + c] += values[c * stride + i] from arrays in the
      * backend's own memory (device pointers on cuda, host pointers otherwise),
-     * asynchronous on the stream. */
+     * asynchronous on the stream; *writers as for add_host. */
     mct_status_t (*add_device)(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                               int width, int64_t stride, void* stream);
+                               int width, int64_t stride, void* stream, int64_t* writers);
     /** sort_reduce: orders the batch's pairs by (bin, value bits) and adds each
      * bin's run, in that order, into the bins. NULL where the backend has none. */
-    mct_status_t (*sort_reduce)(const mct_tally_view_t* view, void* stream);
+    mct_status_t (*sort_reduce)(const mct_tally_view_t* view, mct__scratch_t* scratch, void* stream);
     /** Copies host memory into backend memory (the planner's key samples). */
     mct_status_t (*to_device)(void* dst, const void* src, size_t bytes, void* stream);
     /** Compute capability as major * 10 + minor; 0 off the GPU. */

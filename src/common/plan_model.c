@@ -237,6 +237,7 @@ static double cpu_model(const mct__plan_workload_t* w, mct_key_pattern_t pattern
  * register sums still pass the block's barriers (bench/planner at tiny sizes
  * on the emulation: block_reduce tens of times slower than atomic there). */
 static double emulated_model(const mct__plan_workload_t* w, mct_method_t m, const char** why) {
+    (void)w;
     if (why) *why = "emulation intrinsic counts";
     switch (m) {
     case MCT_METHOD_ATOMIC: return 1e-6;

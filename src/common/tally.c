@@ -21,6 +21,8 @@ struct mct_tally_s {
     void* bins;     /* backend memory, B values of the current batch */
     void* replicas; /* backend memory, nreplicas * B values */
     int64_t nreplicas;
+    int64_t writers; /* most threads declared or run adding at once (replicated's determinism) */
+    mct__scratch_t scratch; /* staging, sort and reduction room, grown once (backend.h) */
     void* staging;  /* host copy of one batch's bins */
     unsigned* flags; /* backend memory, one word of MCT_TALLY_FLAG_* bits */
     unsigned flags_seen;
@@ -140,6 +142,10 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     if ((st = ops->zero(t->flags, sizeof(unsigned), t->stream))) goto fail;
     if (pairs_bytes(t) && (st = ops->alloc(d.device, pairs_bytes(t), &t->pairs))) goto fail;
     if (pairs_bytes(t) && (st = ops->zero(t->pairs, pairs_bytes(t), t->stream))) goto fail;
+    /* The zeroing runs on the default stream; a caller's non-blocking stream
+     * would not wait for it. */
+    if ((st = ops->synchronize(t->stream))) goto fail;
+    t->scratch.device = d.device;
     *out = t;
     return MCT_STATUS_SUCCESS;
 fail:
@@ -154,6 +160,7 @@ void mct_tally_destroy(mct_tally_t t) {
         t->ops->release(t->replicas);
         t->ops->release(t->flags);
         t->ops->release(t->pairs);
+        t->ops->release(t->scratch.ptr);
     }
     free(t->staging);
     free(t->mean);
@@ -222,6 +229,7 @@ mct_status_t mct_tally_reserve_replicas(mct_tally_t t, int64_t nreplicas) {
     size_t bytes = (size_t)nreplicas * bins_bytes(t);
     if ((st = t->ops->alloc(t->desc.device, bytes, &t->replicas))) return st;
     if ((st = t->ops->zero(t->replicas, bytes, t->stream))) return st;
+    if ((st = t->ops->synchronize(t->stream))) return st;
     t->nreplicas = nreplicas;
     return MCT_STATUS_SUCCESS;
 }
@@ -265,7 +273,10 @@ mct_status_t mct_tally_add(mct_tally_t t, const uint32_t* keys, const double* va
     if (st) return st;
     mct_tally_view_t v;
     mct_tally_view(t, &v);
-    return t->ops->add_host(&v, keys, values, n, t->stream);
+    int64_t writers = 0;
+    st = t->ops->add_host(&v, keys, values, n, &t->scratch, t->stream, &writers);
+    t->writers = writers > t->writers ? writers : t->writers;
+    return st;
 }
 
 mct_status_t mct_tally_add_device_grouped(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n,
@@ -277,7 +288,37 @@ mct_status_t mct_tally_add_device_grouped(mct_tally_t t, const uint32_t* keys, c
     if (st) return st;
     mct_tally_view_t v;
     mct_tally_view(t, &v);
-    return t->ops->add_device(&v, keys, values, n, width, stride, t->stream);
+    int64_t writers = 0;
+    st = t->ops->add_device(&v, keys, values, n, width, stride, t->stream, &writers);
+    t->writers = writers > t->writers ? writers : t->writers;
+    return st;
+}
+
+mct_status_t mct_tally_set_writers(mct_tally_t t, int64_t writers) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    if (writers < 1) return MCT_STATUS_INVALID_VALUE;
+    t->writers = writers > t->writers ? writers : t->writers;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_replicas(mct_tally_t t, int64_t* nreplicas, int64_t* writers) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    if (nreplicas) *nreplicas = t->nreplicas;
+    if (writers) *writers = t->writers;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* replicated keeps its method's promise only while every replica has a single
+ * writer: shared replicas are added to atomically, in an order that varies.
+ * Without a declared or observed writer count, reserving R replicas states R
+ * writers (the contract of mct_tally_reserve_replicas). */
+mct_status_t mct_tally_determinism(mct_tally_t t, mct_determinism_t* det) {
+    if (!t || !det) return MCT_STATUS_NULL_POINTER;
+    *det = mct_method_determinism(t->desc.method, t->desc.dtype);
+    if (t->desc.method == MCT_METHOD_REPLICATED && *det == MCT_RUN_TO_RUN &&
+        (t->nreplicas < 1 || t->writers > t->nreplicas))
+        *det = MCT_NOT_GUARANTEED;
+    return MCT_STATUS_SUCCESS;
 }
 
 mct_status_t mct_tally_add_device(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n) {
@@ -339,7 +380,7 @@ static mct_status_t finish_sort_reduce(mct_tally_t t) {
     if (!t->ops->sort_reduce) return MCT_STATUS_NOT_SUPPORTED;
     mct_tally_view_t v;
     mct_tally_view(t, &v);
-    mct_status_t st = t->ops->sort_reduce(&v, t->stream);
+    mct_status_t st = t->ops->sort_reduce(&v, &t->scratch, t->stream);
     return st ? st : t->ops->zero(v.pair_count, sizeof(unsigned long long), t->stream);
 }
 
@@ -347,7 +388,8 @@ mct_status_t mct_tally_flush(mct_tally_t t) {
     if (!t) return MCT_STATUS_NULL_POINTER;
     mct_status_t st = finish_sort_reduce(t);
     if (!st && t->nreplicas > 0)
-        st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, t->stream);
+        st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, &t->scratch,
+                                     t->stream);
     return st;
 }
 

@@ -105,8 +105,13 @@ static void add_one(const mct_tally_view_t* view, uint32_t key, double v) {
 }
 
 mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                                 int width, int64_t stride, void* stream) {
+                                 int width, int64_t stride, void* stream, int64_t* writers) {
     (void)stream;
+#ifdef _OPENMP
+    *writers = omp_get_max_threads();
+#else
+    *writers = 1;
+#endif
     if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
     if (view->method == MCT_METHOD_REPLICATED && view->nreplicas < 1) return MCT_STATUS_INVALID_STATE;
     int out_of_range = 0;
@@ -124,8 +129,9 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* k
 }
 
 mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                               void* stream) {
-    return mct__cpu_add_device(view, keys, values, n, 1, n, stream);
+                               mct__scratch_t* scratch, void* stream, int64_t* writers) {
+    (void)scratch;
+    return mct__cpu_add_device(view, keys, values, n, 1, n, stream, writers);
 }
 
 /* Total order on pairs: by bin, then by the value's bit pattern. Any order of
@@ -139,8 +145,8 @@ static int compare_pairs(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-mct_status_t mct__cpu_sort_reduce(const mct_tally_view_t* view, void* stream) {
-    (void)stream;
+mct_status_t mct__cpu_sort_reduce(const mct_tally_view_t* view, mct__scratch_t* scratch, void* stream) {
+    (void)stream, (void)scratch;
     int64_t n = (int64_t)*view->pair_count;
     if (n > view->pair_capacity) n = view->pair_capacity;
     mct_sort_pair_t* pairs = view->pairs;

@@ -49,6 +49,11 @@ static mct_status_t cpu_zero(void* ptr, size_t bytes, void* stream) {
     return MCT_STATUS_SUCCESS;
 }
 
+static mct_status_t cpu_synchronize(void* stream) {
+    (void)stream;
+    return MCT_STATUS_SUCCESS;
+}
+
 static mct_status_t cpu_to_host(void* dst, const void* src, size_t bytes, void* stream) {
     (void)stream;
     memcpy(dst, src, bytes);
@@ -69,7 +74,8 @@ static mct_status_t cpu_to_host(void* dst, const void* src, size_t bytes, void* 
     } while (0)
 
 static mct_status_t cpu_reduce_replicas(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
-                                        mct_dtype_t dtype, void* stream) {
+                                        mct_dtype_t dtype, mct__scratch_t* scratch, void* stream) {
+    (void)scratch;
     switch (dtype) {
     case MCT_DTYPE_I32: MCT__CPU_REDUCE(int32_t); break;
     case MCT_DTYPE_U64: MCT__CPU_REDUCE(uint64_t); break;
@@ -86,6 +92,6 @@ static int cpu_compute_capability(int device) {
 }
 
 const mct__backend_ops_t mct__backend_cpu = {
-    cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_to_host, cpu_reduce_replicas,
+    cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_synchronize, cpu_to_host, cpu_reduce_replicas,
     mct__cpu_add_host, mct__cpu_add_device, mct__cpu_sort_reduce, cpu_to_host, cpu_compute_capability,
 };

@@ -8,6 +8,7 @@
 
 #include "device_add.h"
 #include "device_check.cuh"
+#include "device_scratch.cuh"
 #include "kernels/kernel_add.cuh"
 #include "mctally/device/mct_launch.cuh"
 
@@ -58,6 +59,7 @@ typedef struct {
     const double* values;
     int64_t n, stride;
     int width;
+    int64_t* threads; /* receives the launch's thread count when not NULL */
 } add_job_t;
 
 template <typename T, mct_method_t M, mct_block_mode_t MODE>
@@ -65,8 +67,10 @@ static mct_status_t add_arrays_launch_mode(const mct_tally_view_t* view, const a
     const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
     if (smem > MCT_BLOCK_TALLY_SMEM_LIMIT) return MCT_STATUS_TOO_LARGE;
     const auto kernel = mct_kernel_add_arrays<T, M, MODE>;
-    MCT_LAUNCH(((*kernel)), add_grid(kernel, smem, j->n), MCT_ADD_THREADS, smem, stream, *view, j->keys, j->values,
-               j->n, j->width, j->stride);
+    const unsigned grid = add_grid(kernel, smem, j->n);
+    if (j->threads) *j->threads = (int64_t)grid * MCT_ADD_THREADS;
+    MCT_LAUNCH(((*kernel)), grid, MCT_ADD_THREADS, smem, stream, *view, j->keys, j->values, j->n, j->width,
+               j->stride);
     return MCT_LAUNCH_CHECK();
 }
 
@@ -112,12 +116,13 @@ static mct_status_t add_arrays_typed(const mct_tally_view_t* v, const add_job_t*
 }
 
 extern "C" mct_status_t MCT__ADD_ARRAYS(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
-                                        int64_t n, int width, int64_t stride, void* stream) {
+                                        int64_t n, int width, int64_t stride, void* stream, int64_t* threads) {
+    if (threads) *threads = 0;
     if (!view || (n > 0 && (!d_keys || !d_values || !view->bins))) return MCT_STATUS_NULL_POINTER;
     if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)stream;
-    const add_job_t j = {d_keys, d_values, n, width > 1 ? stride : n, width};
+    const add_job_t j = {d_keys, d_values, n, width > 1 ? stride : n, width, threads};
     switch (view->dtype) {
     case MCT_DTYPE_I32: return add_arrays_typed<int32_t>(view, &j, s);
     case MCT_DTYPE_U64: return add_arrays_typed<uint64_t>(view, &j, s);
@@ -129,15 +134,15 @@ extern "C" mct_status_t MCT__ADD_ARRAYS(const mct_tally_view_t* view, const uint
 
 #if MCT_IS_EMULATED
 
-extern "C" mct_status_t MCT__SORT_REDUCE(const mct_tally_view_t* view, void* stream) {
-    (void)stream;
+extern "C" mct_status_t MCT__SORT_REDUCE(const mct_tally_view_t* view, mct__scratch_t* scratch, void* stream) {
+    (void)stream, (void)scratch;
     return view ? MCT_STATUS_NOT_SUPPORTED : MCT_STATUS_NULL_POINTER;
 }
 
 #else /* CUDA */
 
-/* Device scratch of one sort_reduce pass, carved from one allocation at
- * 256-byte alignment. */
+/* Device scratch of one sort_reduce pass, carved from the tally's scratch
+ * region at 256-byte alignment. */
 typedef struct {
     uint32_t *bins_a, *bins_b, *run_bins;
     unsigned long long *bits_a, *bits_b;
@@ -173,15 +178,16 @@ static mct_status_t sort_temp_bytes(int n, int bin_bits, size_t* out) {
     return MCT_STATUS_SUCCESS;
 }
 
-static mct_status_t sort_scratch_alloc(int n, int64_t nbins, sort_scratch_t* s, void** blob) {
+static mct_status_t sort_scratch_carve(int n, int64_t nbins, sort_scratch_t* s, mct__scratch_t* region) {
     s->bin_bits = 1;
     while (s->bin_bits < 32 && ((int64_t)1 << s->bin_bits) < nbins) ++s->bin_bits;
     mct_status_t st = sort_temp_bytes(n, s->bin_bits, &s->temp_bytes);
     if (st) return st;
     const size_t u32 = align256((size_t)n * 4), u64 = align256((size_t)n * 8), i32 = align256((size_t)n * 4);
     const size_t bytes = 3 * u32 + 2 * u64 + i32 + align256((size_t)(n + 1) * 4) + 256 + u64 + s->temp_bytes;
-    if ((st = MCT_CUDA_CHECK(cudaMalloc(blob, bytes)))) return st;
-    char* p = (char*)*blob;
+    void* base = NULL;
+    if ((st = mct__scratch_reserve(region, bytes, &base))) return st;
+    char* p = (char*)base;
     s->bins_a = (uint32_t*)p, p += u32;
     s->bins_b = (uint32_t*)p, p += u32;
     s->run_bins = (uint32_t*)p, p += u32;
@@ -246,8 +252,8 @@ static mct_status_t sort_reduce_pairs(const mct_tally_view_t* view, int n, sort_
     }
 }
 
-extern "C" mct_status_t MCT__SORT_REDUCE(const mct_tally_view_t* view, void* stream) {
-    if (!view || !view->pair_count || !view->bins || (view->pair_capacity > 0 && !view->pairs))
+extern "C" mct_status_t MCT__SORT_REDUCE(const mct_tally_view_t* view, mct__scratch_t* region, void* stream) {
+    if (!region || !view || !view->pair_count || !view->bins || (view->pair_capacity > 0 && !view->pairs))
         return MCT_STATUS_NULL_POINTER;
     cudaStream_t s = (cudaStream_t)stream;
     unsigned long long count = 0;
@@ -260,11 +266,9 @@ extern "C" mct_status_t MCT__SORT_REDUCE(const mct_tally_view_t* view, void* str
     if (n > (unsigned long long)INT_MAX) return MCT_STATUS_TOO_LARGE;
     if (n > 0) {
         sort_scratch_t scratch;
-        void* blob = NULL;
-        st = sort_scratch_alloc((int)n, view->nbins, &scratch, &blob);
+        st = sort_scratch_carve((int)n, view->nbins, &scratch, region);
         if (!st) st = sort_reduce_pairs(view, (int)n, &scratch, s);
         const mct_status_t sync = MCT_CUDA_CHECK(cudaStreamSynchronize(s));
-        cudaFree(blob);
         if (st || (st = sync)) return st;
     }
     st = MCT_CUDA_CHECK(cudaMemsetAsync(view->pair_count, 0, sizeof(unsigned long long), s));

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "../common/backend.h"
 #include "mctally/mct_tally.h"
 
 #ifdef __cplusplus
@@ -24,17 +25,20 @@ extern "C" {
  * stride < n with width > 1); NOT_SUPPORTED (the
  * method cannot serve the dtype); TOO_LARGE (shared: the bins exceed 48 KiB of
  * shared memory); UNKNOWN_DTYPE / UNKNOWN_METHOD; CUDA_ERROR or
- * EMULATION_ERROR (launch failure). */
+ * EMULATION_ERROR (launch failure). When `threads` is not NULL it receives the
+ * number of threads the kernel ran (replicated: private replicas need at least
+ * as many). */
 mct_status_t mct__cuda_add_arrays(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
-                                  int64_t n, int width, int64_t stride, void* stream);
+                                  int64_t n, int width, int64_t stride, void* stream, int64_t* threads);
 mct_status_t mct__emulated_add_arrays(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
-                                      int64_t n, int width, int64_t stride, void* stream);
+                                      int64_t n, int width, int64_t stride, void* stream, int64_t* threads);
 
 /** sort_reduce post-pass of a batch: sorts the appended pairs
  * (min(*pair_count, pair_capacity) of them) by (bin, value bit pattern), sums
  * each bin's run in that order, adds the run totals into view->bins (any
  * dtype; integers get the total rounded to nearest) and resets *pair_count to
- * 0. Synchronizes with `stream`.
+ * 0. Its sort buffers come from the tally's `scratch` (grown when too small).
+ * Synchronizes with `stream`.
  *
  * Determinism: run_to_run. Two stable LSD radix sorts (by the value's 64 bits,
  * then by bin) put the same multiset of pairs in the same order whatever order
@@ -46,8 +50,8 @@ mct_status_t mct__emulated_add_arrays(const mct_tally_view_t* view, const uint32
  * Returns SUCCESS; NULL_POINTER; TOO_LARGE (more than INT_MAX pairs);
  * OUT_OF_MEMORY; CUDA_ERROR. The emulated build returns NOT_SUPPORTED (CUB
  * does not run under the emulation). */
-mct_status_t mct__cuda_sort_reduce(const mct_tally_view_t* view, void* stream);
-mct_status_t mct__emulated_sort_reduce(const mct_tally_view_t* view, void* stream);
+mct_status_t mct__cuda_sort_reduce(const mct_tally_view_t* view, mct__scratch_t* scratch, void* stream);
+mct_status_t mct__emulated_sort_reduce(const mct_tally_view_t* view, mct__scratch_t* scratch, void* stream);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include "../common/backend.h"
 #include "device_add.h"
 #include "device_check.cuh"
+#include "device_scratch.cuh"
 #include "kernels/kernel_replicas.cuh"
 #include "mctally/device/mct_launch.cuh"
 
@@ -59,6 +60,10 @@ static mct_status_t device_zero(void* ptr, size_t bytes, void* stream) {
     return MCT_CUDA_CHECK(cudaMemsetAsync(ptr, 0, bytes, (cudaStream_t)stream));
 }
 
+static mct_status_t device_synchronize(void* stream) {
+    return MCT_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream));
+}
+
 static mct_status_t device_to_host(void* dst, const void* src, size_t bytes, void* stream) {
     mct_status_t st = MCT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
     return st ? st : MCT_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream));
@@ -74,7 +79,8 @@ static int column_blocks(int64_t nbins) {
 /* Few bins and many replicas go through per-block partial sums first, so the
  * work spreads over the GPU; the chunking depends on (R, B) only. */
 template <typename T>
-static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, int64_t nreplicas, cudaStream_t stream) {
+static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, int64_t nreplicas,
+                                         mct__scratch_t* scratch, cudaStream_t stream) {
     mct_status_t st = MCT_STATUS_SUCCESS;
     if (nbins >= 4096 || nreplicas < 8192) {
         MCT_LAUNCH(mct_kernel_replicas_by_column<T>, column_blocks(nbins), MCT_REPLICA_THREADS, 0, stream, bins,
@@ -84,8 +90,9 @@ static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, i
     int64_t parts = div_up(nreplicas, 8192);
     if (parts > 4096) parts = 4096;
     const int64_t rows = div_up(nreplicas, parts);
-    T* partial = NULL;
-    if ((st = MCT_CUDA_CHECK(cudaMalloc((void**)&partial, (size_t)(parts * nbins) * sizeof(T))))) return st;
+    void* region = NULL;
+    if ((st = mct__scratch_reserve(scratch, (size_t)(parts * nbins) * sizeof(T), &region))) return st;
+    T* partial = (T*)region;
     MCT_LAUNCH(mct_kernel_replicas_partial<T>, (unsigned)parts, MCT_REPLICA_THREADS, 0, stream, partial, replicas,
                nbins, nreplicas, rows);
     st = MCT_LAUNCH_CHECK();
@@ -94,50 +101,54 @@ static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, i
                    partial, nbins, parts);
         st = MCT_LAUNCH_CHECK();
     }
+    /* The scratch region is free again only once the reduction has read it. */
     mct_status_t sync = MCT_CUDA_CHECK(cudaStreamSynchronize(stream));
-    cudaFree(partial);
     return st ? st : sync;
 }
 
 static mct_status_t device_reduce_replicas(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
-                                           mct_dtype_t dtype, void* stream) {
+                                           mct_dtype_t dtype, mct__scratch_t* scratch, void* stream) {
     cudaStream_t s = (cudaStream_t)stream;
     mct_status_t st;
     switch (dtype) {
-    case MCT_DTYPE_I32: st = reduce_replicas_typed((int32_t*)bins, (int32_t*)replicas, nbins, nreplicas, s); break;
-    case MCT_DTYPE_U64: st = reduce_replicas_typed((uint64_t*)bins, (uint64_t*)replicas, nbins, nreplicas, s); break;
-    case MCT_DTYPE_F32: st = reduce_replicas_typed((float*)bins, (float*)replicas, nbins, nreplicas, s); break;
-    case MCT_DTYPE_F64: st = reduce_replicas_typed((double*)bins, (double*)replicas, nbins, nreplicas, s); break;
+    case MCT_DTYPE_I32: st = reduce_replicas_typed((int32_t*)bins, (int32_t*)replicas, nbins, nreplicas, scratch, s); break;
+    case MCT_DTYPE_U64: st = reduce_replicas_typed((uint64_t*)bins, (uint64_t*)replicas, nbins, nreplicas, scratch, s); break;
+    case MCT_DTYPE_F32: st = reduce_replicas_typed((float*)bins, (float*)replicas, nbins, nreplicas, scratch, s); break;
+    case MCT_DTYPE_F64: st = reduce_replicas_typed((double*)bins, (double*)replicas, nbins, nreplicas, scratch, s); break;
     default: return MCT_STATUS_UNKNOWN_DTYPE;
     }
     if (st) return st;
     return device_zero(replicas, (size_t)(nbins * nreplicas) * mct_dtype_size(dtype), stream);
 }
 
-/* Host arrays reach the kernels in chunks staged in device memory; under the
- * emulation host memory is device memory, so they go straight in. */
+/* Host arrays reach the kernels in chunks staged in the tally's scratch
+ * region; under the emulation host memory is device memory, so they go
+ * straight in. */
 static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                                    void* stream) {
+                                    mct__scratch_t* scratch, void* stream, int64_t* writers) {
 #if MCT_IS_EMULATED
-    return MCT__ADD_ARRAYS(view, keys, values, n, 1, n, stream);
+    (void)scratch;
+    return MCT__ADD_ARRAYS(view, keys, values, n, 1, n, stream, writers);
 #else
     const int64_t chunk = n < (INT64_C(1) << 24) ? n : (INT64_C(1) << 24);
-    uint32_t* d_keys = NULL;
-    double* d_values = NULL;
+    const size_t key_bytes = ((size_t)chunk * sizeof(uint32_t) + 255) & ~(size_t)255;
+    void* region = NULL;
     cudaStream_t s = (cudaStream_t)stream;
-    mct_status_t st = MCT_CUDA_CHECK(cudaMalloc((void**)&d_keys, (size_t)chunk * sizeof *d_keys));
-    if (!st) st = MCT_CUDA_CHECK(cudaMalloc((void**)&d_values, (size_t)chunk * sizeof *d_values));
+    mct_status_t st = mct__scratch_reserve(scratch, key_bytes + (size_t)chunk * sizeof(double), &region);
+    uint32_t* d_keys = (uint32_t*)region;
+    double* d_values = (double*)((char*)region + key_bytes);
+    *writers = 0;
     for (int64_t done = 0; !st && done < n; done += chunk) {
         const int64_t m = n - done < chunk ? n - done : chunk;
+        int64_t threads = 0;
         st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys + done, (size_t)m * sizeof *d_keys, cudaMemcpyHostToDevice, s));
         if (!st) st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_values, values + done, (size_t)m * sizeof *d_values,
                                                      cudaMemcpyHostToDevice, s));
-        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, d_values, m, 1, m, stream);
-        /* The staging buffers are reused by the next chunk. */
+        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, d_values, m, 1, m, stream, &threads);
+        *writers = threads > *writers ? threads : *writers;
+        /* The staging buffers are reused by the next chunk and the next call. */
         if (!st) st = MCT_CUDA_CHECK(cudaStreamSynchronize(s));
     }
-    cudaFree(d_keys);
-    cudaFree(d_values);
     return st;
 #endif
 }
@@ -163,8 +174,8 @@ static int device_compute_capability(int device) {
 }
 
 extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
-    device_probe, device_mem_info, device_alloc, device_release, device_zero, device_to_host, device_reduce_replicas,
-    device_add_host, MCT__ADD_ARRAYS,
+    device_probe, device_mem_info, device_alloc, device_release, device_zero, device_synchronize, device_to_host,
+    device_reduce_replicas, device_add_host, MCT__ADD_ARRAYS,
 #if MCT_IS_EMULATED
     NULL, /* sort_reduce sorts with CUB, which has no emulation */
 #else

@@ -33,7 +33,7 @@
 
 #include "emu_internal.h"
 
-__thread const mct_emu_lane_pub* mct__emu_cur = nullptr;
+__thread const mct_emu_lane_pub* mct_emu_cur = nullptr;
 
 namespace {
 
@@ -498,9 +498,9 @@ void block_runner::run_block(uint64_t b) {
         int exited = 0;
         for (lane& ln : lanes) {
             if (ln.state == LANE_RUNNABLE) {
-                mct__emu_cur = &ln;
+                mct_emu_cur = &ln;
                 mct__emu_fiber_switch(&sched, &ln.fiber);
-                mct__emu_cur = nullptr;
+                mct_emu_cur = nullptr;
             }
             exited += ln.state == LANE_EXITED;
         }
@@ -547,7 +547,7 @@ extern "C" int mct_emu_threads(void) {
 #endif
 }
 
-extern "C" long long mct__emu_clock64(void) {
+extern "C" long long mct_emu_clock64(void) {
     return (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
@@ -562,7 +562,7 @@ bool g_access16_lock[kAccess16Locks];
 
 void access_16(void* dst, const void* src, const void* slot, const char* what) {
     if ((uintptr_t)slot & 15u) {
-        lane* me = const_cast<lane*>(static_cast<const lane*>(mct__emu_cur));
+        lane* me = const_cast<lane*>(static_cast<const lane*>(mct_emu_cur));
         const std::string msg = strprintf("16-byte %s at %p, which is not 16-byte aligned", what, slot);
         if (me) me->block->L.error(me->block->where(*me) + ": " + msg);
         else fprintf(stderr, "mctally emulation: %s\n", msg.c_str());
@@ -578,10 +578,10 @@ void access_16(void* dst, const void* src, const void* slot, const char* what) {
 extern "C" void mct_emu_load_16(void* dst, const void* src) { access_16(dst, src, src, "load"); }
 extern "C" void mct_emu_store_16(void* dst, const void* src) { access_16(dst, src, dst, "store"); }
 
-extern "C" uint64_t mct__emu_collective(int op, unsigned mask, uint64_t value, int arg,
+extern "C" uint64_t mct_emu_collective(int op, unsigned mask, uint64_t value, int arg,
                                         int width, int size, int* pred, const char* file,
                                         int line) {
-    lane* me = const_cast<lane*>(static_cast<const lane*>(mct__emu_cur));
+    lane* me = const_cast<lane*>(static_cast<const lane*>(mct_emu_cur));
     if (!me) {
         fprintf(stderr, "mctally emulation: %s called outside a kernel at %s:%d\n",
                 op_name(op), file, line);
@@ -624,7 +624,7 @@ extern "C" void mct_emu_launch(const char* kernel_name, const char* file, int li
     L.arg = arg;
     uint64_t nthreads = (uint64_t)block.x * block.y * block.z;
     uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
-    if (mct__emu_cur) {
+    if (mct_emu_cur) {
         mct__emu_set_error(mct_emu_error_not_supported,
                            launch_header(L) + " launches from device code are not emulated");
         return;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_api_tally.c  The tally handle on the CPU backend: argument checks,
- * batch statistics against a hand computation, replicas, integer sums. */
+ * batch statistics against a hand computation, replicas, integer sums, and the
+ * determinism a tally reports for how it was used. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <unistd.h>
@@ -127,6 +128,60 @@ static void test_replicas(void) {
     mct_tally_destroy(t);
 }
 
+static mct_determinism_t determinism_of(mct_tally_t t) {
+    mct_determinism_t det = (mct_determinism_t)-1;
+    ASSERT_STATUS(mct_tally_determinism(t, &det), MCT_STATUS_SUCCESS);
+    return det;
+}
+
+/* replicated promises run_to_run only while each replica has one writer. */
+static void test_determinism(void) {
+    mct_tally_t t = make(4, MCT_DTYPE_F64, MCT_METHOD_REPLICATED);
+    mct_determinism_t det;
+    ASSERT_STATUS(mct_tally_determinism(NULL, &det), MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS(mct_tally_determinism(t, NULL), MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS(mct_tally_set_writers(t, 0), MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(mct_tally_set_writers(NULL, 1), MCT_STATUS_NULL_POINTER);
+    ASSERT_EQ_I64(determinism_of(t), MCT_NOT_GUARANTEED); /* no replicas: adds would be atomic */
+    ASSERT_STATUS(mct_tally_reserve_replicas(t, 8), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(determinism_of(t), MCT_RUN_TO_RUN); /* 8 replicas reserved for 8 writers */
+    ASSERT_STATUS(mct_tally_set_writers(t, 8), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(determinism_of(t), MCT_RUN_TO_RUN);
+    ASSERT_STATUS(mct_tally_set_writers(t, 9), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(determinism_of(t), MCT_NOT_GUARANTEED); /* a replica has two writers */
+    int64_t replicas = 0, writers = 0;
+    ASSERT_STATUS(mct_tally_replicas(t, &replicas, &writers), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(replicas, 8);
+    ASSERT_EQ_I64(writers, 9);
+    ASSERT_STATUS(mct_tally_set_writers(t, 2), MCT_STATUS_SUCCESS); /* the run already had 9 */
+    ASSERT_EQ_I64(determinism_of(t), MCT_NOT_GUARANTEED);
+    mct_tally_destroy(t);
+
+    /* Integer replicas stay exact however they are shared. */
+    t = make(4, MCT_DTYPE_U64, MCT_METHOD_REPLICATED);
+    ASSERT_STATUS(mct_tally_set_writers(t, 100), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(determinism_of(t), MCT_BITWISE);
+    mct_tally_destroy(t);
+
+    /* The library's own adds record their threads: on the CPU one replica per
+     * OpenMP thread, so the replicas stay private. */
+    t = make(4, MCT_DTYPE_F64, MCT_METHOD_REPLICATED);
+    const uint32_t keys[3] = {0, 1, 3};
+    const double values[3] = {1.0, 2.0, 3.0};
+    ASSERT_STATUS(mct_tally_add(t, keys, values, 3), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_replicas(t, &replicas, &writers), MCT_STATUS_SUCCESS);
+    ASSERT_TRUE(writers >= 1 && replicas >= writers);
+    ASSERT_EQ_I64(determinism_of(t), MCT_RUN_TO_RUN);
+    mct_tally_destroy(t);
+
+    t = make(4, MCT_DTYPE_F64, MCT_METHOD_FIXED);
+    ASSERT_EQ_I64(determinism_of(t), MCT_BITWISE);
+    mct_tally_destroy(t);
+    t = make(4, MCT_DTYPE_F64, MCT_METHOD_ATOMIC);
+    ASSERT_EQ_I64(determinism_of(t), MCT_NOT_GUARANTEED);
+    mct_tally_destroy(t);
+}
+
 static void test_nonfinite(void) {
     mct_tally_t t = make(1, MCT_DTYPE_F32, MCT_METHOD_ATOMIC);
     mct_tally_view_t v;
@@ -144,6 +199,7 @@ int main(void) {
     test_batch_statistics();
     test_single_batch_has_no_error();
     test_replicas();
+    test_determinism();
     test_nonfinite();
     return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # cmake --install into a scratch prefix, then build a program against it twice:
-# through the CMake package and through pkg-config.
+# through the CMake package and through pkg-config; the installed library exports
+# only the API its installed headers declare.
 set -eu
 BUILD=$1
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -9,6 +10,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$BUILD" --prefix "$work/prefix" >/dev/null
 test -x "$work/prefix/bin/mctally"
+lib=$(ls "$work"/prefix/lib*/libmctally.so.*.*.* | head -n 1)
+bash "$SRC/../api/check_exports.sh" "$lib" "$work/prefix/include/mctally"
 cmake -S "$SRC" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer" >/dev/null
 LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64" "$work/consumer/consumer" | grep -q "mctally "

@@ -1,19 +1,62 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file test_device_add.cu  The backends' whole-array entry points
- * (mct__cuda_add_arrays / mct__emulated_add_arrays) for every method x dtype,
- * their refusals, and on a GPU the sort_reduce pass: exact or within the
- * rounding bound of the reference, and sort_reduce bitwise identical whatever
- * the order the pairs were appended in. */
-#include "../../src/device/device_add.h"
+/** @file test_device_add.cu  The device backends' whole-array adds
+ * (mct_tally_add_device and its grouped form, on the emulated backend here and
+ * the cuda backend on a GPU) for every method x dtype, their refusals, and on a
+ * GPU the sort_reduce pass (mct_tally_flush): exact or within the rounding
+ * bound of the reference, and sort_reduce bitwise identical whatever the order
+ * the pairs were appended in. */
 #include "mct_add_harness.cuh"
 
 #if MCT_IS_EMULATED
-#define ADD_ARRAYS mct__emulated_add_arrays
-#define SORT_REDUCE mct__emulated_sort_reduce
+#define TEST_BACKEND MCT_BACKEND_EMULATED
 #else
-#define ADD_ARRAYS mct__cuda_add_arrays
-#define SORT_REDUCE mct__cuda_sort_reduce
+#define TEST_BACKEND MCT_BACKEND_CUDA
 #endif
+
+/** A tally of the backend under test, and the harness's view of its bins. */
+struct device_tally {
+    mct_tally_t tally;
+    harness_tally h;
+};
+
+static device_tally device_tally_create(mct_method_t m, mct_dtype_t dtype, int64_t nbins, int64_t pair_capacity) {
+    mct_tally_desc_t d;
+    mct_tally_desc_init(&d);
+    d.bins = nbins;
+    d.dtype = dtype;
+    d.method = m;
+    d.backend = TEST_BACKEND;
+    d.fixed_frac_bits = 24;
+    d.pair_capacity = pair_capacity > 0 ? pair_capacity : 1;
+    device_tally t;
+    memset(&t, 0, sizeof t);
+    ASSERT_STATUS(mct_tally_create(&t.tally, &d), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_view(t.tally, &t.h.view), MCT_STATUS_SUCCESS);
+    t.h.bin_bytes = mct_method_storage_size(m, dtype);
+    return t;
+}
+
+/* Brings deferred contributions into the bins (replicas, sort_reduce's pairs),
+ * after which the bins are read as a plain tally's. */
+static void device_tally_flush(device_tally& t) {
+    ASSERT_STATUS(mct_tally_flush(t.tally), MCT_STATUS_SUCCESS);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    ASSERT_STATUS(mct_tally_view(t.tally, &t.h.view), MCT_STATUS_SUCCESS);
+    if (t.h.view.method == MCT_METHOD_REPLICATED || t.h.view.method == MCT_METHOD_SORT_REDUCE)
+        t.h.view.method = MCT_METHOD_ATOMIC;
+}
+
+/** Whether the backend under test serves method m for dtype; when it does
+ * not, creating such a tally must say NOT_SUPPORTED. */
+static bool served(mct_method_t m, mct_dtype_t dtype) {
+    if (mct_method_supports(m, dtype, TEST_BACKEND) == MCT_STATUS_SUCCESS) return true;
+    mct_tally_desc_t d;
+    mct_tally_desc_init(&d);
+    d.method = m, d.dtype = dtype, d.backend = TEST_BACKEND;
+    mct_tally_t t = NULL;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_NOT_SUPPORTED);
+    return false;
+}
 
 /** The tally's value of an f64 input, as the kernels convert it (to the
  * dtype first, for every method). */
@@ -72,21 +115,21 @@ static void free_arrays(arrays& a) {
 template <typename T, mct_method_t M>
 static void check_arrays(const arrays& a, int64_t nbins) {
     const int64_t n = (int64_t)a.keys.size();
-    harness_tally t = harness_tally_create(M, harness_dtype<T>(), sizeof(T), nbins, M == MCT_METHOD_REPLICATED ? 64 : 0,
-                                           n, 24);
-    snprintf(harness_case_text, sizeof harness_case_text, "add_arrays: method %s, %zu-byte type, n %lld, bins %lld",
+    if (!served(M, harness_dtype<T>())) return;
+    device_tally t = device_tally_create(M, harness_dtype<T>(), nbins, n);
+    snprintf(harness_case_text, sizeof harness_case_text, "add_device: method %s, %zu-byte type, n %lld, bins %lld",
              mct_method_name(M), sizeof(T), (long long)n, (long long)nbins);
     if (M == MCT_METHOD_SHARED && nbins * (int64_t)sizeof(T) > 48 * 1024) { /* no room for the block's copy */
-        ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, n, 1, n, NULL), MCT_STATUS_TOO_LARGE);
-        harness_tally_free(t);
+        ASSERT_STATUS(mct_tally_add_device(t.tally, a.d_keys, a.d_vals, n), MCT_STATUS_TOO_LARGE);
+        mct_tally_destroy(t.tally);
         return;
     }
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, n, 1, n, NULL), MCT_STATUS_SUCCESS);
-    CHECK_CUDA(cudaDeviceSynchronize());
+    ASSERT_STATUS(mct_tally_add_device(t.tally, a.d_keys, a.d_vals, n), MCT_STATUS_SUCCESS);
+    device_tally_flush(t);
     std::vector<harness_contrib> reached;
     for (int64_t i = 0; i < n; ++i) reached.push_back({(int64_t)a.keys[i], converted<T>(a.vals[i])});
-    harness_check<T>(t, reached);
-    harness_tally_free(t);
+    harness_check<T>(t.h, reached);
+    mct_tally_destroy(t.tally);
 }
 
 /** The grouped form: the first n/width keys each name `width` consecutive
@@ -100,12 +143,12 @@ static void check_grouped(const arrays& a, int64_t nbins, int width, bool past_e
     int64_t last_key = 0;
     for (int64_t i = 0; i < groups; ++i) last_key = a.keys[i] > last_key ? a.keys[i] : last_key;
     const int64_t total = past_end ? (last_key + 1) * width - 1 : nbins * width;
-    harness_tally t = harness_tally_create(M, harness_dtype<T>(), sizeof(T), total,
-                                           M == MCT_METHOD_REPLICATED ? 64 : 0, groups * width, 24);
+    if (!served(M, harness_dtype<T>())) return;
+    device_tally t = device_tally_create(M, harness_dtype<T>(), total, groups * width);
     snprintf(harness_case_text, sizeof harness_case_text, "grouped: method %s, %zu-byte type, width %d, bins %lld",
              mct_method_name(M), sizeof(T), width, (long long)total);
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, groups, width, stride, NULL), MCT_STATUS_SUCCESS);
-    CHECK_CUDA(cudaDeviceSynchronize());
+    ASSERT_STATUS(mct_tally_add_device_grouped(t.tally, a.d_keys, a.d_vals, groups, width, stride), MCT_STATUS_SUCCESS);
+    device_tally_flush(t);
     std::vector<harness_contrib> reached;
     bool dropped = false;
     for (int64_t i = 0; i < groups; ++i) {
@@ -118,11 +161,11 @@ static void check_grouped(const arrays& a, int64_t nbins, int width, bool past_e
     }
     if (past_end) {
         ASSERT_TRUE(dropped); /* the case tests what it claims */
-        ASSERT_EQ_I64(harness_flags(t), MCT_TALLY_FLAG_OUT_OF_RANGE);
-        CHECK_CUDA(cudaMemset(t.view.flags, 0, sizeof(unsigned)));
+        ASSERT_EQ_I64(harness_flags(t.h), MCT_TALLY_FLAG_OUT_OF_RANGE);
+        CHECK_CUDA(cudaMemset(t.h.view.flags, 0, sizeof(unsigned)));
     }
-    harness_check<T>(t, reached);
-    harness_tally_free(t);
+    harness_check<T>(t.h, reached);
+    mct_tally_destroy(t.tally);
 }
 
 template <typename T>
@@ -168,22 +211,31 @@ static void aggregation_patterns(int64_t n, int64_t nbins) {
     }
 }
 
+/* Creating a tally the backend cannot serve, and whole-array adds it must refuse. */
+static mct_tally_t refusal_tally(mct_method_t m, mct_dtype_t dtype, int64_t nbins, mct_status_t want) {
+    mct_tally_desc_t d;
+    mct_tally_desc_init(&d);
+    d.method = m, d.dtype = dtype, d.bins = nbins, d.backend = TEST_BACKEND;
+    mct_tally_t t = NULL;
+    ASSERT_STATUS(mct_tally_create(&t, &d), want);
+    return t;
+}
+
 static void test_refusals(const arrays& a) {
-    harness_tally t = harness_tally_create(MCT_METHOD_KAHAN, MCT_DTYPE_F64, 8, 8, 0, 0, 0);
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
-    t.view.method = MCT_METHOD_CAS, t.view.dtype = MCT_DTYPE_I32;
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_NOT_SUPPORTED);
-    t.view.method = MCT_METHOD_COUNT;
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_UNKNOWN_METHOD);
-    t.view.method = MCT_METHOD_SHARED, t.view.dtype = MCT_DTYPE_F64, t.view.nbins = 6145; /* > 48 KiB */
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_TOO_LARGE);
-    t.view.nbins = 6144;
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 0, 1, 0, NULL), MCT_STATUS_SUCCESS);
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, -1, 1, -1, NULL), MCT_STATUS_INVALID_VALUE);
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 4, 0, 4, NULL), MCT_STATUS_INVALID_VALUE); /* width 0 */
-    ASSERT_STATUS(ADD_ARRAYS(&t.view, a.d_keys, a.d_vals, 4, 2, 3, NULL), MCT_STATUS_INVALID_VALUE); /* stride < n */
-    ASSERT_STATUS(ADD_ARRAYS(NULL, a.d_keys, a.d_vals, 1, 1, 1, NULL), MCT_STATUS_NULL_POINTER);
-    harness_tally_free(t);
+    refusal_tally(MCT_METHOD_KAHAN, MCT_DTYPE_F64, 8, MCT_STATUS_NOT_SUPPORTED);
+    refusal_tally(MCT_METHOD_CAS, MCT_DTYPE_I32, 8, MCT_STATUS_NOT_SUPPORTED);
+    refusal_tally(MCT_METHOD_COUNT, MCT_DTYPE_F64, 8, MCT_STATUS_UNKNOWN_METHOD);
+    mct_tally_t big = refusal_tally(MCT_METHOD_SHARED, MCT_DTYPE_F64, 6145, MCT_STATUS_SUCCESS); /* > 48 KiB */
+    ASSERT_STATUS(mct_tally_add_device(big, a.d_keys, a.d_vals, 1), MCT_STATUS_TOO_LARGE);
+    mct_tally_destroy(big);
+    mct_tally_t t = refusal_tally(MCT_METHOD_SHARED, MCT_DTYPE_F64, 6144, MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_add_device(t, a.d_keys, a.d_vals, 0), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_add_device(t, a.d_keys, a.d_vals, -1), MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(mct_tally_add_device_grouped(t, a.d_keys, a.d_vals, 4, 0, 4), MCT_STATUS_INVALID_VALUE); /* width 0 */
+    ASSERT_STATUS(mct_tally_add_device_grouped(t, a.d_keys, a.d_vals, 4, 2, 3), MCT_STATUS_INVALID_VALUE); /* stride < n */
+    ASSERT_STATUS(mct_tally_add_device(t, NULL, a.d_vals, 1), MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS(mct_tally_add_device(NULL, a.d_keys, a.d_vals, 1), MCT_STATUS_NULL_POINTER);
+    mct_tally_destroy(t);
 }
 
 /** sort_reduce end to end: the bins after the pass are within the rounding
@@ -201,22 +253,22 @@ static void test_sort_reduce(int64_t n, int64_t nbins) {
     std::vector<unsigned char> bits[2];
     for (int pass = 0; pass < 2; ++pass) {
         const arrays& in = pass ? b : a;
-        harness_tally t = harness_tally_create(MCT_METHOD_SORT_REDUCE, harness_dtype<T>(), sizeof(T), nbins, 0, n, 0);
-        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys, in.d_vals, n / 2, 1, n / 2, NULL), MCT_STATUS_SUCCESS); /* two calls */
-        ASSERT_STATUS(ADD_ARRAYS(&t.view, in.d_keys + n / 2, in.d_vals + n / 2, n - n / 2, 1, n - n / 2, NULL), MCT_STATUS_SUCCESS);
-        ASSERT_STATUS(SORT_REDUCE(&t.view, NULL), MCT_STATUS_SUCCESS);
+        device_tally t = device_tally_create(MCT_METHOD_SORT_REDUCE, harness_dtype<T>(), nbins, n);
+        ASSERT_STATUS(mct_tally_add_device(t.tally, in.d_keys, in.d_vals, n / 2), MCT_STATUS_SUCCESS); /* two calls */
+        ASSERT_STATUS(mct_tally_add_device(t.tally, in.d_keys + n / 2, in.d_vals + n / 2, n - n / 2), MCT_STATUS_SUCCESS);
+        const unsigned long long* pair_count = t.h.view.pair_count;
+        device_tally_flush(t); /* the sort pass; then the bins read as a plain tally's */
         unsigned long long count = 1;
-        CHECK_CUDA(cudaMemcpy(&count, t.view.pair_count, sizeof count, cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpy(&count, pair_count, sizeof count, cudaMemcpyDeviceToHost));
         ASSERT_EQ_I64((int64_t)count, 0); /* consumed */
-        t.view.method = MCT_METHOD_ATOMIC; /* read and check the bins as a plain tally */
         std::vector<harness_contrib> reached;
         for (int64_t i = 0; i < n; ++i)
             reached.push_back({(int64_t)in.keys[i], converted<T>(in.vals[i])});
         snprintf(harness_case_text, sizeof harness_case_text, "sort_reduce pass %d, %zu-byte type", pass, sizeof(T));
-        harness_check<T>(t, reached);
+        harness_check<T>(t.h, reached);
         bits[pass].resize((size_t)nbins * sizeof(T));
-        CHECK_CUDA(cudaMemcpy(bits[pass].data(), t.view.bins, bits[pass].size(), cudaMemcpyDeviceToHost));
-        harness_tally_free(t);
+        CHECK_CUDA(cudaMemcpy(bits[pass].data(), t.h.view.bins, bits[pass].size(), cudaMemcpyDeviceToHost));
+        mct_tally_destroy(t.tally);
     }
     ASSERT_TRUE(bits[0] == bits[1]);
     free_arrays(a);
@@ -244,9 +296,7 @@ int main(void) {
     arrays a = make_arrays(16, 8, 5, false);
     test_refusals(a);
 #if MCT_IS_EMULATED
-    harness_tally t = harness_tally_create(MCT_METHOD_SORT_REDUCE, MCT_DTYPE_F64, 8, 8, 0, 16, 0);
-    ASSERT_STATUS(SORT_REDUCE(&t.view, NULL), MCT_STATUS_NOT_SUPPORTED);
-    harness_tally_free(t);
+    refusal_tally(MCT_METHOD_SORT_REDUCE, MCT_DTYPE_F64, 8, MCT_STATUS_NOT_SUPPORTED); /* CUB does not run emulated */
 #else
     test_sort_reduce<double>(harness_quick() ? 5000 : 200003, 1000);
     test_sort_reduce<float>(harness_quick() ? 5000 : 100003, 8);
@@ -254,6 +304,6 @@ int main(void) {
     test_sort_reduce<double>(70000, 1); /* one hot bin: one long run */
 #endif
     free_arrays(a);
-    printf("device add_arrays: every method x dtype right\n");
+    printf("device add_device: every method x dtype right\n");
     return 0;
 }

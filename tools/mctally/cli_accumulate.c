@@ -188,7 +188,9 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     cJSON_AddStringToObject(summary, "device", device);
     cJSON_AddStringToObject(summary, "method", mct_method_name(d.method));
     cJSON_AddStringToObject(summary, "dtype", mct_dtype_name(d.dtype));
-    cJSON_AddStringToObject(summary, "determinism", mct_determinism_name(mct_method_determinism(d.method, d.dtype)));
+    mct_determinism_t det = MCT_NOT_GUARANTEED;
+    mct_tally_determinism(t, &det);
+    cJSON_AddStringToObject(summary, "determinism", mct_determinism_name(det));
     if (d.method == MCT_METHOD_FIXED) cJSON_AddNumberToObject(summary, "fixed_frac_bits", d.fixed_frac_bits);
     cJSON_AddNumberToObject(summary, "seconds", seconds);
     mct_plan_info_t plan;

@@ -232,7 +232,16 @@ static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* 
     cJSON_AddStringToObject(root, "device", device);
     cJSON_AddStringToObject(root, "method", mct_method_name(d->method));
     cJSON_AddStringToObject(root, "dtype", mct_dtype_name(d->dtype));
-    cJSON_AddStringToObject(root, "determinism", mct_determinism_name(mct_method_determinism(d->method, d->dtype)));
+    /* What the run delivered: replicated loses run_to_run when its replicas were shared. */
+    mct_determinism_t det = MCT_NOT_GUARANTEED;
+    mct_tally_determinism(tally, &det);
+    cJSON_AddStringToObject(root, "determinism", mct_determinism_name(det));
+    if (d->method == MCT_METHOD_REPLICATED) {
+        int64_t replicas = 0, writers = 0;
+        mct_tally_replicas(tally, &replicas, &writers);
+        cJSON_AddItemToObject(root, "replicas", raw_integer((uint64_t)replicas, 0));
+        cJSON_AddItemToObject(root, "writers", raw_integer((uint64_t)writers, 0));
+    }
     cJSON_AddStringToObject(root, "determinism_required", mct_determinism_name(d->determinism));
     mct_plan_info_t plan;
     if (!mct_tally_plan_info(tally, &plan)) cJSON_AddItemToObject(root, "plan", mct_cli_plan_json(&plan));

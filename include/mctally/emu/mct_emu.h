@@ -40,6 +40,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include "mctally/mct_export.h"
 
 /* ------------------------------------------------------------------------------------
  * Keywords. Shared memory is a thread_local static: all lanes of a block run on one OS
@@ -107,16 +108,16 @@ struct mct_emu_lane_pub {
 
 /* The lane running on this OS thread, NULL outside a kernel. A plain __thread pointer
  * (no C++ dynamic initialisation) keeps threadIdx.x a single TLS load. */
-extern __thread const mct_emu_lane_pub* mct__emu_cur;
+extern MCT_API __thread const mct_emu_lane_pub* mct_emu_cur;
 
-#define threadIdx (mct__emu_cur->thread_idx)
-#define blockIdx (mct__emu_cur->block_idx)
-#define blockDim (mct__emu_cur->block_dim)
-#define gridDim (mct__emu_cur->grid_dim)
+#define threadIdx (mct_emu_cur->thread_idx)
+#define blockIdx (mct_emu_cur->block_idx)
+#define blockDim (mct_emu_cur->block_dim)
+#define gridDim (mct_emu_cur->grid_dim)
 
 /** The current block's dynamic shared memory buffer (size given at launch, 16-byte
  * aligned); MCT_EXTERN_SHARED in mct_shared.cuh is the portable way to reach it. */
-inline void* mct_emu_dynamic_shared(void) { return mct__emu_cur->dyn_smem; }
+inline void* mct_emu_dynamic_shared(void) { return mct_emu_cur->dyn_smem; }
 
 /* ------------------------------------------------------------------------------------
  * Warp and block collectives. Every one is a scheduling point: the lane stops, and the
@@ -144,7 +145,7 @@ enum mct_emu_op {
 
 /** One collective request of the current lane; returns the lane's result and, for
  * __match_all_sync, the predicate through *pred. */
-extern "C" uint64_t mct__emu_collective(int op, unsigned mask, uint64_t value, int arg,
+extern "C" MCT_API uint64_t mct_emu_collective(int op, unsigned mask, uint64_t value, int arg,
                                         int width, int size, int* pred, const char* file,
                                         int line);
 
@@ -168,7 +169,7 @@ inline T mct__emu_from_bits(uint64_t b) {
 template <class T>
 inline T mct__emu_shfl(int op, unsigned mask, T var, int arg, int width, const char* file,
                        int line) {
-    return mct__emu_from_bits<T>(mct__emu_collective(op, mask, mct__emu_bits(var), arg,
+    return mct__emu_from_bits<T>(mct_emu_collective(op, mask, mct__emu_bits(var), arg,
                                                      width, (int)sizeof(T), nullptr, file,
                                                      line));
 }
@@ -197,60 +198,60 @@ inline T __shfl_xor_sync(unsigned mask, T var, int laneMask, int width = warpSiz
 }
 
 inline unsigned __ballot_sync(unsigned mask, int pred, MCT__EMU_SITE) {
-    return (unsigned)mct__emu_collective(MCT_EMU_OP_BALLOT, mask, pred != 0, 0, 32, 4,
+    return (unsigned)mct_emu_collective(MCT_EMU_OP_BALLOT, mask, pred != 0, 0, 32, 4,
                                          nullptr, mct__file, mct__line);
 }
 inline int __any_sync(unsigned mask, int pred, MCT__EMU_SITE) {
-    return (int)mct__emu_collective(MCT_EMU_OP_ANY, mask, pred != 0, 0, 32, 4, nullptr,
+    return (int)mct_emu_collective(MCT_EMU_OP_ANY, mask, pred != 0, 0, 32, 4, nullptr,
                                     mct__file, mct__line);
 }
 inline int __all_sync(unsigned mask, int pred, MCT__EMU_SITE) {
-    return (int)mct__emu_collective(MCT_EMU_OP_ALL, mask, pred != 0, 0, 32, 4, nullptr,
+    return (int)mct_emu_collective(MCT_EMU_OP_ALL, mask, pred != 0, 0, 32, 4, nullptr,
                                     mct__file, mct__line);
 }
 template <class T>
 inline unsigned __match_any_sync(unsigned mask, T value, MCT__EMU_SITE) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_any_sync takes 32/64-bit values");
-    return (unsigned)mct__emu_collective(MCT_EMU_OP_MATCH_ANY, mask, mct__emu_bits(value), 0,
+    return (unsigned)mct_emu_collective(MCT_EMU_OP_MATCH_ANY, mask, mct__emu_bits(value), 0,
                                          32, (int)sizeof(T), nullptr, mct__file, mct__line);
 }
 template <class T>
 inline unsigned __match_all_sync(unsigned mask, T value, int* pred, MCT__EMU_SITE) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_all_sync takes 32/64-bit values");
-    return (unsigned)mct__emu_collective(MCT_EMU_OP_MATCH_ALL, mask, mct__emu_bits(value), 0,
+    return (unsigned)mct_emu_collective(MCT_EMU_OP_MATCH_ALL, mask, mct__emu_bits(value), 0,
                                          32, (int)sizeof(T), pred, mct__file, mct__line);
 }
 /** The lanes of this warp stopped at this same call site once every other runnable
  * lane of the warp has stopped somewhere: lanes on other branches are not included. */
 inline unsigned __activemask(MCT__EMU_SITE) {
-    return (unsigned)mct__emu_collective(MCT_EMU_OP_ACTIVEMASK, 0, 0, 0, 32, 0, nullptr,
+    return (unsigned)mct_emu_collective(MCT_EMU_OP_ACTIVEMASK, 0, 0, 0, 32, 0, nullptr,
                                          mct__file, mct__line);
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu, MCT__EMU_SITE) {
-    (void)mct__emu_collective(MCT_EMU_OP_SYNCWARP, mask, 0, 0, 32, 0, nullptr, mct__file,
+    (void)mct_emu_collective(MCT_EMU_OP_SYNCWARP, mask, 0, 0, 32, 0, nullptr, mct__file,
                               mct__line);
 }
 inline void __syncthreads(MCT__EMU_SITE) {
-    (void)mct__emu_collective(MCT_EMU_OP_SYNCTHREADS, 0, 0, 0, 32, 0, nullptr, mct__file,
+    (void)mct_emu_collective(MCT_EMU_OP_SYNCTHREADS, 0, 0, 0, 32, 0, nullptr, mct__file,
                               mct__line);
 }
 inline int __syncthreads_count(int pred, MCT__EMU_SITE) {
-    return (int)mct__emu_collective(MCT_EMU_OP_SYNCTHREADS_COUNT, 0, pred != 0, 0, 32, 4,
+    return (int)mct_emu_collective(MCT_EMU_OP_SYNCTHREADS_COUNT, 0, pred != 0, 0, 32, 4,
                                     nullptr, mct__file, mct__line);
 }
 inline int __syncthreads_and(int pred, MCT__EMU_SITE) {
-    return (int)mct__emu_collective(MCT_EMU_OP_SYNCTHREADS_AND, 0, pred != 0, 0, 32, 4,
+    return (int)mct_emu_collective(MCT_EMU_OP_SYNCTHREADS_AND, 0, pred != 0, 0, 32, 4,
                                     nullptr, mct__file, mct__line);
 }
 inline int __syncthreads_or(int pred, MCT__EMU_SITE) {
-    return (int)mct__emu_collective(MCT_EMU_OP_SYNCTHREADS_OR, 0, pred != 0, 0, 32, 4,
+    return (int)mct_emu_collective(MCT_EMU_OP_SYNCTHREADS_OR, 0, pred != 0, 0, 32, 4,
                                     nullptr, mct__file, mct__line);
 }
 /** Lets the other lanes of the block run: the only way a lane may spin-wait on
  * another lane of its own block. */
 inline void __nanosleep(unsigned ns, MCT__EMU_SITE) {
     (void)ns;
-    (void)mct__emu_collective(MCT_EMU_OP_YIELD, 0, 0, 0, 32, 0, nullptr, mct__file,
+    (void)mct_emu_collective(MCT_EMU_OP_YIELD, 0, 0, 0, 32, 0, nullptr, mct__file,
                               mct__line);
 }
 
@@ -356,8 +357,8 @@ MCT__EMU_MINMAX(float)
 MCT__EMU_MINMAX(double)
 #undef MCT__EMU_MINMAX
 
-extern "C" long long mct__emu_clock64(void);
-inline long long clock64(void) { return mct__emu_clock64(); }
+extern "C" MCT_API long long mct_emu_clock64(void);
+inline long long clock64(void) { return mct_emu_clock64(); }
 
 /* ------------------------------------------------------------------------------------
  * Atomics, on any address. Blocks may run on several OS threads at once, so these are
@@ -479,8 +480,8 @@ MCT__EMU_SCOPED(atomicXor)
  * relaxed (no ordering of other accesses); a misaligned address is reported as a
  * launch failure, as the GPU faults on it.
  * ---------------------------------------------------------------------------------- */
-extern "C" void mct_emu_load_16(void* dst, const void* src);
-extern "C" void mct_emu_store_16(void* dst, const void* src);
+extern "C" MCT_API void mct_emu_load_16(void* dst, const void* src);
+extern "C" MCT_API void mct_emu_store_16(void* dst, const void* src);
 
 /* ------------------------------------------------------------------------------------
  * Runtime API subset. Every name is a macro onto an mct_emu_* symbol, so a program
@@ -554,50 +555,50 @@ enum mct_emu_device_attr {
 };
 
 extern "C" {
-const char* mct_emu_get_error_string(mct_emu_error_t e);
-const char* mct_emu_get_error_name(mct_emu_error_t e);
-mct_emu_error_t mct_emu_get_last_error(void);
-mct_emu_error_t mct_emu_peek_at_last_error(void);
+MCT_API const char* mct_emu_get_error_string(mct_emu_error_t e);
+MCT_API const char* mct_emu_get_error_name(mct_emu_error_t e);
+MCT_API mct_emu_error_t mct_emu_get_last_error(void);
+MCT_API mct_emu_error_t mct_emu_peek_at_last_error(void);
 /** The detailed message of the latest failure (launch or API), "" if none; the pointer
  * stays valid until the calling thread calls this again. */
-const char* mct_emu_last_error_message(void);
-mct_emu_error_t mct_emu_malloc(void** p, size_t bytes);
-mct_emu_error_t mct_emu_malloc_host(void** p, size_t bytes);
-mct_emu_error_t mct_emu_free(void* p);
-mct_emu_error_t mct_emu_memcpy(void* dst, const void* src, size_t n, mct_emu_memcpy_kind_t k);
-mct_emu_error_t mct_emu_memcpy_async(void* dst, const void* src, size_t n,
+MCT_API const char* mct_emu_last_error_message(void);
+MCT_API mct_emu_error_t mct_emu_malloc(void** p, size_t bytes);
+MCT_API mct_emu_error_t mct_emu_malloc_host(void** p, size_t bytes);
+MCT_API mct_emu_error_t mct_emu_free(void* p);
+MCT_API mct_emu_error_t mct_emu_memcpy(void* dst, const void* src, size_t n, mct_emu_memcpy_kind_t k);
+MCT_API mct_emu_error_t mct_emu_memcpy_async(void* dst, const void* src, size_t n,
                                      mct_emu_memcpy_kind_t k, mct_emu_stream_t s);
-mct_emu_error_t mct_emu_memset(void* p, int value, size_t n);
-mct_emu_error_t mct_emu_memset_async(void* p, int value, size_t n, mct_emu_stream_t s);
-mct_emu_error_t mct_emu_stream_create(mct_emu_stream_t* s);
-mct_emu_error_t mct_emu_stream_create_with_flags(mct_emu_stream_t* s, unsigned flags);
-mct_emu_error_t mct_emu_stream_destroy(mct_emu_stream_t s);
-mct_emu_error_t mct_emu_stream_synchronize(mct_emu_stream_t s);
-mct_emu_error_t mct_emu_device_synchronize(void);
-mct_emu_error_t mct_emu_device_reset(void);
-mct_emu_error_t mct_emu_event_create(mct_emu_event_t* e);
-mct_emu_error_t mct_emu_event_create_with_flags(mct_emu_event_t* e, unsigned flags);
-mct_emu_error_t mct_emu_event_record(mct_emu_event_t e, mct_emu_stream_t s);
-mct_emu_error_t mct_emu_event_synchronize(mct_emu_event_t e);
-mct_emu_error_t mct_emu_event_elapsed_time(float* ms, mct_emu_event_t start, mct_emu_event_t end);
-mct_emu_error_t mct_emu_event_destroy(mct_emu_event_t e);
-mct_emu_error_t mct_emu_get_device(int* dev);
-mct_emu_error_t mct_emu_set_device(int dev);
-mct_emu_error_t mct_emu_get_device_count(int* n);
-mct_emu_error_t mct_emu_get_device_properties(mct_emu_device_prop_t* p, int dev);
-mct_emu_error_t mct_emu_device_get_attribute(int* v, int attr, int dev);
-mct_emu_error_t mct_emu_mem_get_info(size_t* free_bytes, size_t* total_bytes);
+MCT_API mct_emu_error_t mct_emu_memset(void* p, int value, size_t n);
+MCT_API mct_emu_error_t mct_emu_memset_async(void* p, int value, size_t n, mct_emu_stream_t s);
+MCT_API mct_emu_error_t mct_emu_stream_create(mct_emu_stream_t* s);
+MCT_API mct_emu_error_t mct_emu_stream_create_with_flags(mct_emu_stream_t* s, unsigned flags);
+MCT_API mct_emu_error_t mct_emu_stream_destroy(mct_emu_stream_t s);
+MCT_API mct_emu_error_t mct_emu_stream_synchronize(mct_emu_stream_t s);
+MCT_API mct_emu_error_t mct_emu_device_synchronize(void);
+MCT_API mct_emu_error_t mct_emu_device_reset(void);
+MCT_API mct_emu_error_t mct_emu_event_create(mct_emu_event_t* e);
+MCT_API mct_emu_error_t mct_emu_event_create_with_flags(mct_emu_event_t* e, unsigned flags);
+MCT_API mct_emu_error_t mct_emu_event_record(mct_emu_event_t e, mct_emu_stream_t s);
+MCT_API mct_emu_error_t mct_emu_event_synchronize(mct_emu_event_t e);
+MCT_API mct_emu_error_t mct_emu_event_elapsed_time(float* ms, mct_emu_event_t start, mct_emu_event_t end);
+MCT_API mct_emu_error_t mct_emu_event_destroy(mct_emu_event_t e);
+MCT_API mct_emu_error_t mct_emu_get_device(int* dev);
+MCT_API mct_emu_error_t mct_emu_set_device(int dev);
+MCT_API mct_emu_error_t mct_emu_get_device_count(int* n);
+MCT_API mct_emu_error_t mct_emu_get_device_properties(mct_emu_device_prop_t* p, int dev);
+MCT_API mct_emu_error_t mct_emu_device_get_attribute(int* v, int attr, int dev);
+MCT_API mct_emu_error_t mct_emu_mem_get_info(size_t* free_bytes, size_t* total_bytes);
 
 /** Sets how many OS threads run the blocks of launches made by the calling thread;
  * n <= 0 restores the default (MCT_EMU_THREADS, else the OpenMP maximum). Returns the
  * previous setting (0 meaning "default"). */
-int mct_emu_set_threads(int n);
+MCT_API int mct_emu_set_threads(int n);
 /** The number of OS threads a launch from the calling thread would use. */
-int mct_emu_threads(void);
+MCT_API int mct_emu_threads(void);
 
 /** Runs a grid on the host: body(arg) is called once per lane, inside that lane's
  * fiber. Errors are reported through mct_emu_get_last_error(). */
-void mct_emu_launch(const char* kernel_name, const char* file, int line, dim3 grid,
+MCT_API void mct_emu_launch(const char* kernel_name, const char* file, int line, dim3 grid,
                     dim3 block, size_t smem_bytes, mct_emu_stream_t stream,
                     void (*body)(void*), void* arg);
 }
