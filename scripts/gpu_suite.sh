@@ -223,6 +223,14 @@ scatter_json=$(ls "$OUT"/bench_scatter.json "$OUT"/bench_mpc.json 2>/dev/null)
   --command "scripts/gpu_suite.sh (stage bench_scatter)" $scatter_json >"$OUT/bench_scatter.md"
 fi
 
+# Method auto against every concrete method on the scatter sweep's cases and MPC (estimate,
+# measure, wisdom): bench_planner.json and bench_planner.md. Not in the default stages.
+if stage bench_planner; then
+step bench_planner timeout 600 env MCT_COMMIT="$COMMIT" "$BUILD/bench/planner/bench_planner" --backend cuda \
+  --reps ${MCT_PLANNER_REPS:-5} --out "$OUT/bench_planner.json"
+[ -f "$OUT/bench_planner.json" ] && python3 bench/planner/table.py "$OUT/bench_planner.json" >"$OUT/bench_planner.md"
+fi
+
 # Nsight Compute on the kernels that have speed goals (not in the
 # default stages): the phantom's transport (FP64 engine, 100^3 voxels, and
 # block_reduce at 2^3) and the scatter's add kernel on 1000 bins. One text

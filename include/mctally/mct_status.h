@@ -24,6 +24,8 @@ extern "C" {
     X(PARSE_ERROR, 108, "the input could not be parsed")                               \
     X(IO_ERROR, 109, "a file could not be read or written")                            \
     X(TOO_LARGE, 110, "the request exceeds what the backend or value type can hold")   \
+    X(UNSATISFIABLE, 111, "no tally method meets the stated determinism or accuracy need") \
+    X(WISDOM_IGNORED, 112, "the wisdom was corrupt, truncated or stale and was ignored") \
     X(BACKEND_UNAVAILABLE, 201, "the requested backend is not available")              \
     X(CUDA_ERROR, 202, "a CUDA call failed")                                           \
     X(OUT_OF_MEMORY, 203, "out of memory")                                             \

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mctally/mct_plan_types.h"
 #include "mctally/mct_types.h"
 
 #ifdef __cplusplus
@@ -42,11 +43,27 @@ extern "C" {
 typedef struct {
     int64_t bins;          /**< number of bins, 1 <= bins <= 2^31 */
     mct_dtype_t dtype;     /**< value type of the bins */
-    mct_method_t method;   /**< how additions reach memory */
+    mct_method_t method;   /**< how additions reach memory; AUTO (default): planned at creation (mct_plan.h) */
     mct_backend_t backend; /**< where the tally lives; AUTO picks CUDA when a GPU is present */
     int device;            /**< CUDA device ordinal (CUDA backend only) */
     int fixed_frac_bits;   /**< fixed: values are stored as round(v * 2^fixed_frac_bits), 0..62 (default 32) */
     int64_t pair_capacity; /**< sort_reduce: (bin, value) pairs a batch may append (default 2^24) */
+
+    /* What the caller needs: every method, planned or named, must meet it. */
+    mct_determinism_t determinism; /**< the least determinism accepted (default NOT_GUARANTEED) */
+    double max_rel_loss;  /**< float tallies: largest relative rounding loss accepted per bin; 0: no bound */
+    double adds_per_bin;  /**< adds a bin takes in a batch, to judge max_rel_loss; 0: unknown */
+
+    /* How to plan when method is AUTO (mct_plan.h); ignored otherwise. */
+    mct_plan_mode_t plan_mode; /**< ESTIMATE (default) or MEASURE */
+    double plan_budget_s;      /**< MEASURE: most seconds spent timing candidates (default 0.25) */
+    mct_wisdom_t wisdom;       /**< optional: saved plans to reuse, and where new plans are recorded */
+    const uint32_t* key_sample; /**< optional host keys like the ones to come; read only during creation */
+    int64_t key_sample_n;       /**< keys in key_sample */
+    mct_key_pattern_t key_pattern; /**< the keys' shape when no sample is given (default UNKNOWN) */
+    int width;                 /**< components per key of grouped adds (mct_tally_add_device_grouped), default 1 */
+    mct_adds_t adds;           /**< where adds come from (default ARRAYS) */
+    uint32_t method_mask;      /**< methods the caller's code can run, bit per mct_method_t; 0: all */
 } mct_tally_desc_t;
 
 /** Conditions kernels record in a tally's flag word (mct_tally_view_t.flags);
@@ -92,12 +109,17 @@ typedef struct {
 
 typedef struct mct_tally_s* mct_tally_t;
 
-/** Defaults: 1 bin, f64, atomic, auto backend, device 0, 32 fraction bits,
- * 2^24 sort pairs. */
+/** Defaults: 1 bin, f64, method AUTO (estimated plan), auto backend, device 0,
+ * 32 fraction bits, 2^24 sort pairs, no determinism or accuracy need, width 1,
+ * adds from arrays, every method a candidate. */
 MCT_API void mct_tally_desc_init(mct_tally_desc_t* desc);
 
-/** Creates a tally and its zeroed storage on the chosen backend.
- * Returns SUCCESS; NULL_POINTER; INVALID_VALUE (bins out of range);
+/** Creates a tally and its zeroed storage on the chosen backend. A method of
+ * AUTO is resolved first, through a plan (mct_plan.h; mct_tally_plan_info says
+ * what it chose and why); a named method is checked against the descriptor's
+ * determinism and accuracy needs.
+ * Returns SUCCESS; NULL_POINTER; INVALID_VALUE (bins or a planning field out of range);
+ * UNSATISFIABLE (no method, or not the named one, meets the needs: mct_plan says why);
  * UNKNOWN_METHOD / UNKNOWN_DTYPE / UNKNOWN_BACKEND; NOT_SUPPORTED (method cannot
  * serve the type or backend); BACKEND_UNAVAILABLE (CUDA asked for, no GPU or not
  * built with CUDA); TOO_LARGE or OUT_OF_MEMORY; CUDA_ERROR. On error *out is NULL. */
@@ -106,7 +128,8 @@ MCT_API mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* 
 /** Frees the tally; NULL is a no-op. */
 MCT_API void mct_tally_destroy(mct_tally_t tally);
 
-/** The descriptor the tally was created from, with AUTO resolved. */
+/** The descriptor the tally was created from, with AUTO resolved (backend and
+ * method); key_sample is NULL (it was read at creation only). */
 MCT_API mct_status_t mct_tally_get_desc(mct_tally_t tally, mct_tally_desc_t* desc);
 
 /** Human-readable name of the device ("NVIDIA H100 80GB HBM3", "CPU (4 OpenMP

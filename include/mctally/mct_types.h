@@ -37,7 +37,11 @@ typedef enum {
     MCT_METHOD_KAHAN_NAIVE = 10, /**< f32 Kahan pairs by CAS, no aggregation */
     MCT_METHOD_FIXED = 11,       /**< value x 2^frac_bits rounded to int64, integer atomics; bitwise */
     MCT_METHOD_SORT_REDUCE = 12, /**< (bin, value) pairs sorted, then each bin's run summed in order */
-    MCT_METHOD_COUNT
+    MCT_METHOD_COUNT,            /**< number of concrete methods: [0, MCT_METHOD_COUNT) */
+    /** Not a method: the planner picks a concrete one when the tally is created
+     * (mctally/mct_plan.h). Outside [0, MCT_METHOD_COUNT), so loops over the
+     * concrete methods never meet it; a view, and so device code, never holds it. */
+    MCT_METHOD_AUTO = 64
 } mct_method_t;
 
 /** Where a tally lives and its kernels run. */
@@ -57,14 +61,15 @@ typedef enum {
     MCT_BITWISE = 2         /**< identical bits across runs, launch shapes, GPUs and the CPU */
 } mct_determinism_t;
 
-/** Parses a name ("f64", "block_reduce", "cuda", ...). Returns
+/** Parses a name ("f64", "block_reduce", "auto", "cuda", ...). Returns
  * MCT_STATUS_UNKNOWN_DTYPE / _METHOD / _BACKEND for an unknown name and
  * MCT_STATUS_NULL_POINTER for NULL arguments. */
 MCT_API mct_status_t mct_dtype_from_name(const char* name, mct_dtype_t* out);
 MCT_API mct_status_t mct_method_from_name(const char* name, mct_method_t* out);
 MCT_API mct_status_t mct_backend_from_name(const char* name, mct_backend_t* out);
 
-/** Names of enumerators; "invalid" for values out of range. Never NULL. */
+/** Names of enumerators ("auto" for MCT_METHOD_AUTO); "invalid" for values
+ * out of range. Never NULL. */
 MCT_API const char* mct_dtype_name(mct_dtype_t dtype);
 MCT_API const char* mct_method_name(mct_method_t method);
 MCT_API const char* mct_backend_name(mct_backend_t backend);
@@ -82,11 +87,14 @@ MCT_API const char* mct_method_summary(mct_method_t method);
 
 /** MCT_STATUS_SUCCESS when `method` can tally `dtype` on `backend`, else
  * MCT_STATUS_NOT_SUPPORTED (or UNKNOWN_* for values out of range). AUTO is
- * answered for the backend it would pick on a machine with a GPU. */
+ * answered for the backend it would pick on a machine with a GPU. The method
+ * MCT_METHOD_AUTO is supported wherever a concrete method is. */
 MCT_API mct_status_t mct_method_supports(mct_method_t method, mct_dtype_t dtype, mct_backend_t backend);
 
 /** The determinism `method` gives for `dtype`. Integer additions are exact and
- * associative, so every method is BITWISE on integers (below overflow). */
+ * associative, so every method is BITWISE on integers (below overflow).
+ * MCT_METHOD_AUTO promises only what the descriptor asks for, so it answers
+ * NOT_GUARANTEED for floats; a created tally's resolved method says more. */
 MCT_API mct_determinism_t mct_method_determinism(mct_method_t method, mct_dtype_t dtype);
 
 /** 1 when a caller may sum its own consecutive values for one bin and add the

@@ -54,6 +54,10 @@ typedef struct {
     /** sort_reduce: orders the batch's pairs by (bin, value bits) and adds each
      * bin's run, in that order, into the bins. NULL where the backend has none. */
     mct_status_t (*sort_reduce)(const mct_tally_view_t* view, mct__scratch_t* scratch, void* stream);
+    /** Copies host memory into backend memory (the planner's key samples). */
+    mct_status_t (*to_device)(void* dst, const void* src, size_t bytes, void* stream);
+    /** Compute capability as major * 10 + minor; 0 off the GPU. */
+    int (*compute_capability)(int device);
 } mct__backend_ops_t;
 
 extern const mct__backend_ops_t mct__backend_cpu;

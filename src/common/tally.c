@@ -9,6 +9,7 @@
 #include "rounding_loss.h"
 #include "mctally/mct_config.h"
 #include "mctally/mct_tally.h"
+#include "plan.h"
 
 #include <omp.h>
 
@@ -36,6 +37,7 @@ struct mct_tally_s {
     int64_t batches;
     int64_t histories;
     mct__loss_t* loss; /* rounding-loss estimate (rounding_loss.c), NULL when off */
+    mct_plan_info_t plan; /* how desc.method was chosen */
 };
 
 mct__loss_t** mct__tally_loss_slot(mct_tally_t t, const mct__backend_ops_t** ops) {
@@ -48,11 +50,17 @@ void mct_tally_desc_init(mct_tally_desc_t* desc) {
     memset(desc, 0, sizeof *desc);
     desc->bins = 1;
     desc->dtype = MCT_DTYPE_F64;
-    desc->method = MCT_METHOD_ATOMIC;
+    desc->method = MCT_METHOD_AUTO;
     desc->backend = MCT_BACKEND_AUTO;
     desc->device = 0;
     desc->fixed_frac_bits = 32;
     desc->pair_capacity = INT64_C(1) << 24;
+    desc->determinism = MCT_NOT_GUARANTEED;
+    desc->plan_mode = MCT_PLAN_ESTIMATE;
+    desc->plan_budget_s = 0.25;
+    desc->key_pattern = MCT_PATTERN_UNKNOWN;
+    desc->width = 1;
+    desc->adds = MCT_ADDS_ARRAYS;
 }
 
 const char* mct_version(void) { return MCT_VERSION_STRING; }
@@ -71,14 +79,15 @@ static size_t pairs_bytes(const mct_tally_t t) {
 }
 
 static mct_status_t validate_desc(const mct_tally_desc_t* d) {
-    if ((unsigned)d->method >= MCT_METHOD_COUNT) return MCT_STATUS_UNKNOWN_METHOD;
+    if (d->method != MCT_METHOD_AUTO && (unsigned)d->method >= MCT_METHOD_COUNT) return MCT_STATUS_UNKNOWN_METHOD;
     if ((unsigned)d->dtype >= MCT_DTYPE_COUNT) return MCT_STATUS_UNKNOWN_DTYPE;
     if ((unsigned)d->backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
     if (d->bins < 1 || d->bins > MCT_MAX_BINS || d->device < 0) return MCT_STATUS_INVALID_VALUE;
     if (d->fixed_frac_bits < 0 || d->fixed_frac_bits > 62) return MCT_STATUS_INVALID_VALUE;
-    if (d->method == MCT_METHOD_SORT_REDUCE && (d->pair_capacity < 1 || d->pair_capacity > (INT64_C(1) << 40)))
+    if ((d->method == MCT_METHOD_SORT_REDUCE || d->method == MCT_METHOD_AUTO) &&
+        (d->pair_capacity < 1 || d->pair_capacity > (INT64_C(1) << 40)))
         return MCT_STATUS_INVALID_VALUE;
-    return MCT_STATUS_SUCCESS;
+    return mct__plan_validate(d);
 }
 
 static mct_status_t alloc_host_stats(mct_tally_t t) {
@@ -120,11 +129,18 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     char name[8];
     if (!ops || ops->probe(d.device, name, sizeof name) != MCT_STATUS_SUCCESS)
         return MCT_STATUS_BACKEND_UNAVAILABLE;
+    /* AUTO becomes one concrete method here, before any view or add exists. */
+    mct_plan_info_t plan;
+    if ((st = mct__plan_resolved(&d, &plan))) return st;
+    d.method = plan.method;
+    d.key_sample = NULL;
+    d.key_sample_n = 0;
 
     mct_tally_t t = calloc(1, sizeof *t);
     if (!t) return MCT_STATUS_OUT_OF_MEMORY;
     t->desc = d;
     t->ops = ops;
+    t->plan = plan;
     if ((st = check_memory(t))) goto fail;
     if ((st = alloc_host_stats(t))) goto fail;
     if ((st = ops->alloc(d.device, bins_bytes(t), &t->bins))) goto fail;
@@ -165,6 +181,12 @@ void mct_tally_destroy(mct_tally_t t) {
 mct_status_t mct_tally_get_desc(mct_tally_t t, mct_tally_desc_t* desc) {
     if (!t || !desc) return MCT_STATUS_NULL_POINTER;
     *desc = t->desc;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_plan_info(mct_tally_t t, mct_plan_info_t* info) {
+    if (!t || !info) return MCT_STATUS_NULL_POINTER;
+    *info = t->plan;
     return MCT_STATUS_SUCCESS;
 }
 

@@ -77,6 +77,10 @@ mct_status_t mct_dtype_from_name(const char* name, mct_dtype_t* out) {
 
 mct_status_t mct_method_from_name(const char* name, mct_method_t* out) {
     if (!name || !out) return MCT_STATUS_NULL_POINTER;
+    if (strcmp(name, "auto") == 0) {
+        *out = MCT_METHOD_AUTO;
+        return MCT_STATUS_SUCCESS;
+    }
     for (int i = 0; i < MCT_METHOD_COUNT; ++i)
         if (strcmp(methods[i].name, name) == 0) {
             *out = (mct_method_t)i;
@@ -97,12 +101,15 @@ const char* mct_dtype_name(mct_dtype_t d) {
     return ((unsigned)d < MCT_DTYPE_COUNT) ? dtype_names[d] : "invalid";
 }
 const char* mct_method_name(mct_method_t m) {
+    if (m == MCT_METHOD_AUTO) return "auto";
     return ((unsigned)m < MCT_METHOD_COUNT) ? methods[m].name : "invalid";
 }
 const char* mct_backend_name(mct_backend_t b) {
     return ((unsigned)b < MCT_BACKEND_COUNT) ? backend_names[b] : "invalid";
 }
 const char* mct_method_summary(mct_method_t m) {
+    if (m == MCT_METHOD_AUTO)
+        return "planned: the fastest method that meets the descriptor's determinism and accuracy needs (mct_plan.h)";
     return ((unsigned)m < MCT_METHOD_COUNT) ? methods[m].summary : "invalid";
 }
 const char* mct_determinism_name(mct_determinism_t det) {
@@ -117,6 +124,7 @@ const char* mct_determinism_name(mct_determinism_t det) {
 size_t mct_dtype_size(mct_dtype_t d) { return ((unsigned)d < MCT_DTYPE_COUNT) ? dtype_sizes[d] : 0; }
 
 mct_status_t mct_method_supports(mct_method_t m, mct_dtype_t d, mct_backend_t b) {
+    if (m == MCT_METHOD_AUTO) m = MCT_METHOD_ATOMIC; /* atomic serves every type everywhere */
     if ((unsigned)m >= MCT_METHOD_COUNT) return MCT_STATUS_UNKNOWN_METHOD;
     if ((unsigned)d >= MCT_DTYPE_COUNT) return MCT_STATUS_UNKNOWN_DTYPE;
     if ((unsigned)b >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;

@@ -86,7 +86,12 @@ static mct_status_t cpu_reduce_replicas(void* bins, void* replicas, int64_t nbin
     return cpu_zero(replicas, (size_t)(nbins * nreplicas) * mct_dtype_size(dtype), stream);
 }
 
+static int cpu_compute_capability(int device) {
+    (void)device;
+    return 0;
+}
+
 const mct__backend_ops_t mct__backend_cpu = {
     cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_synchronize, cpu_to_host, cpu_reduce_replicas,
-    mct__cpu_add_host, mct__cpu_add_device, mct__cpu_sort_reduce,
+    mct__cpu_add_host, mct__cpu_add_device, mct__cpu_sort_reduce, cpu_to_host, cpu_compute_capability,
 };

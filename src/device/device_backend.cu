@@ -153,6 +153,26 @@ static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t
 #endif
 }
 
+static mct_status_t device_to_device(void* dst, const void* src, size_t bytes, void* stream) {
+    mct_status_t st = MCT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+    return st ? st : MCT_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream));
+}
+
+static int device_compute_capability(int device) {
+#if MCT_IS_EMULATED
+    (void)device;
+    return 0;
+#else
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return major * 10 + minor;
+#endif
+}
+
 extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
     device_probe, device_mem_info, device_alloc, device_release, device_zero, device_synchronize, device_to_host,
     device_reduce_replicas, device_add_host, MCT__ADD_ARRAYS,
@@ -161,4 +181,5 @@ extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
 #else
     mct__cuda_sort_reduce,
 #endif
+    device_to_device, device_compute_capability,
 };

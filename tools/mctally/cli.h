@@ -17,8 +17,11 @@ typedef struct {
     int64_t histories;
     uint64_t seed;
     int64_t batches;
-    mct_method_t method;
+    mct_method_t method;           /* AUTO unless the file or a flag names one */
     mct_dtype_t dtype;
+    mct_determinism_t determinism; /* what the planner must meet */
+    mct_plan_mode_t plan_mode;
+    char wisdom[4096];             /* wisdom file; "" none */
     mct_escape_params_t escape;
     mct_phantom_params_t phantom;
     mct_tally_only_params_t tally_only;
@@ -47,5 +50,18 @@ int mct_cli_run(int argc, char** argv);
 int mct_cli_methods(int argc, char** argv);
 int mct_cli_bench(int argc, char** argv);
 int mct_cli_accumulate(int argc, char** argv);
+int mct_cli_plan(int argc, char** argv);
+
+struct cJSON;
+/** The plan as a JSON object (method, source, mode, pattern, reason, seconds, ranking). */
+struct cJSON* mct_cli_plan_json(const mct_plan_info_t* plan);
+/** Prints the plan's ranking as a table. */
+void mct_cli_print_plan(const mct_plan_info_t* plan);
+/** Wisdom file: open reads `path` into a new handle (*out NULL when path is NULL
+ * or empty; a missing file is empty, an unreadable one a warning); returns 1
+ * after a message when `path` cannot be written later. close writes it back
+ * atomically and frees it. */
+int mct_cli_wisdom_open(const char* path, mct_wisdom_t* out);
+int mct_cli_wisdom_close(const char* path, mct_wisdom_t w);
 
 #endif /* MCT_CLI_H */

@@ -15,12 +15,13 @@
 
 static const char accumulate_usage[] =
     "usage: mctally accumulate --bins B --keys FILE --values FILE --out FILE\n"
-    "                          [--method M] [--backend auto|cpu|cuda|emulated] [--dtype T]\n"
+    "                          [--method M|auto] [--backend auto|cpu|cuda|emulated] [--dtype T]\n"
     "                          [--frac-bits N]\n"
     "Adds values[i] into bin keys[i] for every i. Keys: little-endian uint32; values:\n"
     "little-endian float64; both files hold the same number of items. Writes the B bins\n"
     "to FILE as little-endian float64 and a summary to FILE.json.\n"
-    "The value type defaults to the method's natural one (f32 for kahan, f64 otherwise).\n"
+    "The method defaults to auto (planned with these keys as the sample); the value\n"
+    "type to the method's natural one (f32 for kahan, f64 otherwise).\n"
     "fixed stores round(v * 2^N); N defaults to the largest that keeps the sum of |v|\n"
     "below 2^62. A key >= B, a NaN or infinite value, an empty, truncated or missing\n"
     "file, or files of different lengths: an error naming it, and nothing written.\n";
@@ -36,7 +37,7 @@ typedef struct {
 
 static int parse_args(int argc, char** argv, acc_args_t* a) {
     memset(a, 0, sizeof *a);
-    a->method = MCT_METHOD_ATOMIC;
+    a->method = MCT_METHOD_AUTO;
     a->backend = MCT_BACKEND_AUTO;
     a->frac_bits = -1;
     for (int i = 0; i < argc; ++i) {
@@ -152,7 +153,10 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     mct_tally_desc_init(&d);
     d.bins = a->bins, d.method = a->method, d.dtype = a->dtype, d.backend = a->backend;
     d.fixed_frac_bits = a->frac_bits >= 0 ? a->frac_bits : default_frac_bits(values, n);
-    if (d.method == MCT_METHOD_SORT_REDUCE) d.pair_capacity = n;
+    if (d.method == MCT_METHOD_SORT_REDUCE || d.method == MCT_METHOD_AUTO) d.pair_capacity = n;
+    /* auto plans with the data's own keys as its sample. */
+    d.key_sample = keys;
+    d.key_sample_n = n < (INT64_C(1) << 20) ? n : (INT64_C(1) << 20);
     mct_tally_t t = NULL;
     mct_status_t st = mct_tally_create(&t, &d);
     if (st == MCT_STATUS_NOT_SUPPORTED)
@@ -189,6 +193,8 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     cJSON_AddStringToObject(summary, "determinism", mct_determinism_name(det));
     if (d.method == MCT_METHOD_FIXED) cJSON_AddNumberToObject(summary, "fixed_frac_bits", d.fixed_frac_bits);
     cJSON_AddNumberToObject(summary, "seconds", seconds);
+    mct_plan_info_t plan;
+    if (!mct_tally_plan_info(t, &plan)) cJSON_AddItemToObject(summary, "plan", mct_cli_plan_json(&plan));
     mct_tally_destroy(t);
     return 0;
 }

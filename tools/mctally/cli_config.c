@@ -87,7 +87,18 @@ static int set_tally(load_ctx_t* c, const char* key, const char* value) {
         return mct_method_from_name(value, &c->cfg->method) ? fail(c, "tally", key, value, "unknown method (see: mctally methods)") : 1;
     if (!strcmp(key, "dtype"))
         return mct_dtype_from_name(value, &c->cfg->dtype) ? fail(c, "tally", key, value, "unknown type (known: i32, u64, f32, f64)") : 1;
-    return fail(c, "tally", key, value, "unknown key (known: method, dtype)");
+    if (!strcmp(key, "determinism"))
+        return mct_determinism_from_name(value, &c->cfg->determinism)
+                   ? fail(c, "tally", key, value, "expected not_guaranteed, run_to_run or bitwise")
+                   : 1;
+    if (!strcmp(key, "plan"))
+        return mct_plan_mode_from_name(value, &c->cfg->plan_mode) ? fail(c, "tally", key, value, "expected estimate or measure") : 1;
+    if (!strcmp(key, "wisdom")) {
+        if (!value[0] || strlen(value) >= sizeof c->cfg->wisdom) return fail(c, "tally", key, value, "expected a file name");
+        snprintf(c->cfg->wisdom, sizeof c->cfg->wisdom, "%s", value);
+        return 1;
+    }
+    return fail(c, "tally", key, value, "unknown key (known: method, dtype, determinism, plan, wisdom)");
 }
 
 /* ---- The problems' sections ---------------------------------------------------
@@ -251,8 +262,10 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
     cfg->histories = 1000000;
     cfg->seed = 1;
     cfg->batches = 10;
-    cfg->method = MCT_METHOD_ATOMIC;
+    cfg->method = MCT_METHOD_AUTO;
     cfg->dtype = MCT_DTYPE_F64;
+    cfg->determinism = MCT_NOT_GUARANTEED;
+    cfg->plan_mode = MCT_PLAN_ESTIMATE;
     mct_escape_params_init(&cfg->escape);
     mct_phantom_params_init(&cfg->phantom);
     mct_tally_only_params_init(&cfg->tally_only);

@@ -13,11 +13,16 @@
 #include "cli.h"
 
 static const char run_usage[] =
-    "usage: mctally run FILE.ini [--backend auto|cpu|cuda|emulated] [--method M] [--dtype T]\n"
+    "usage: mctally run FILE.ini [--backend auto|cpu|cuda|emulated] [--method M|auto] [--dtype T]\n"
     "                            [--histories N] [--seed S] [--batches B] [--out DIR]\n"
     "                            [--loss-sample K|off] [--loss-threshold F]\n"
+    "                            [--determinism not_guaranteed|run_to_run|bitwise]\n"
+    "                            [--plan estimate|measure] [--wisdom FILE]\n"
     "Runs the problem described by FILE.ini; flags override the file. Writes\n"
-    "DIR/result.json (default DIR: out). See `mctally methods` for methods.\n"
+    "DIR/result.json (default DIR: out), with the plan that chose the method. The\n"
+    "method defaults to auto: the planner picks the fastest method that meets the\n"
+    "determinism asked for (see `mctally plan`, `mctally methods`). --wisdom FILE\n"
+    "reuses saved plans and records new ones in FILE.\n"
     "Float tallies estimate the value their rounding lost from a 2^-K sample of\n"
     "the adds (default K 6) and warn when a bin significantly loses F or more\n"
     "(default 0.01).\n";
@@ -46,6 +51,17 @@ static int parse_flag(run_args_t* a, const char* flag, const char* value) {
         return mct_cli_parse_i64(value, 1, INT64_MAX, &c->batches) ? mct_cli_error("--batches %s: expected a whole number >= 1", value) : 0;
     if (!strcmp(flag, "--seed"))
         return mct_cli_parse_u64(value, &c->seed) ? mct_cli_error("--seed %s: expected a whole number 0 .. 2^64-1", value) : 0;
+    if (!strcmp(flag, "--determinism"))
+        return mct_determinism_from_name(value, &c->determinism)
+                   ? mct_cli_error("--determinism %s: expected not_guaranteed, run_to_run or bitwise", value)
+                   : 0;
+    if (!strcmp(flag, "--plan"))
+        return mct_plan_mode_from_name(value, &c->plan_mode) ? mct_cli_error("--plan %s: expected estimate or measure", value) : 0;
+    if (!strcmp(flag, "--wisdom")) {
+        if (!value[0] || strlen(value) >= sizeof c->wisdom) return mct_cli_error("--wisdom: expected a file name");
+        snprintf(c->wisdom, sizeof c->wisdom, "%s", value);
+        return 0;
+    }
     if (!strcmp(flag, "--loss-sample")) {
         int64_t k = 0;
         if (!strcmp(value, "off"))
@@ -94,7 +110,8 @@ static void apply_run(mct_cli_config_t* c) {
 
 static int parse_args(int argc, char** argv, run_args_t* a) {
     static const char* const flags[] = {"--backend", "--method", "--dtype", "--histories", "--batches",
-                                        "--seed", "--out", "--loss-sample", "--loss-threshold"};
+                                        "--seed", "--out", "--loss-sample", "--loss-threshold", "--determinism", "--plan",
+                                        "--wisdom"};
     /* The file is read first; flags are remembered and applied after it. */
     const char* pending[16][2];
     int npending = 0;
@@ -247,6 +264,7 @@ static int write_result(const char* dir, cJSON* root) {
 }
 
 static int report_status(mct_status_t st, const run_args_t* a, const char* what) {
+
     if (st == MCT_STATUS_NOT_SUPPORTED)
         return mct_cli_error("%s: method %s cannot serve %s on the %s backend (see: mctally methods)", what,
                              mct_method_name(a->cfg.method), mct_dtype_name(a->cfg.dtype), mct_backend_name(a->backend));
@@ -284,6 +302,9 @@ static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* 
         cJSON_AddItemToObject(root, "replicas", raw_integer((uint64_t)replicas, 0));
         cJSON_AddItemToObject(root, "writers", raw_integer((uint64_t)writers, 0));
     }
+    cJSON_AddStringToObject(root, "determinism_required", mct_determinism_name(d->determinism));
+    mct_plan_info_t plan;
+    if (!mct_tally_plan_info(tally, &plan)) cJSON_AddItemToObject(root, "plan", mct_cli_plan_json(&plan));
     cJSON_AddItemToObject(root, "histories", raw_integer((uint64_t)histories, 0));
     cJSON_AddItemToObject(root, "seed", raw_integer(seed, 0));
     cJSON_AddItemToObject(root, "batches", raw_integer((uint64_t)batches, 0));
@@ -634,20 +655,61 @@ int mct_cli_run(int argc, char** argv) {
     d.dtype = a.cfg.dtype;
     d.method = a.cfg.method;
     d.backend = a.backend;
+    d.determinism = a.cfg.determinism;
+    d.plan_mode = a.cfg.plan_mode;
+    /* What the planner knows of each problem's adds: the scatter adds arrays of
+     * a known pattern and width; the others add from their own kernels, and the
+     * escape kernel implements Bossler's five methods only. */
+    d.adds = scatter ? MCT_ADDS_ARRAYS : MCT_ADDS_KERNEL;
+    if (scatter) {
+        d.width = a.cfg.scatter.width;
+        d.key_pattern = a.cfg.scatter.pattern == MCT_SCATTER_SORTED ? MCT_PATTERN_SORTED
+                        : a.cfg.scatter.pattern == MCT_SCATTER_HOT  ? MCT_PATTERN_HOT
+                                                                    : MCT_PATTERN_UNIFORM;
+    }
+    if (!phantom && !tally_only && !scatter) d.method_mask = (1u << (MCT_METHOD_REPLICATED + 1)) - 1u;
+    if (phantom && d.method == MCT_METHOD_AUTO) {
+        /* sort_reduce is a candidate only where a batch's deposits fit its pairs. */
+        int64_t fit = 0;
+        if (mct_phantom_sort_reduce_pairs(&a.cfg.phantom, &d.pair_capacity, &fit) != MCT_STATUS_SUCCESS) {
+            d.pair_capacity = INT64_C(1) << 24;
+            d.method_mask = ((1u << MCT_METHOD_COUNT) - 1u) & ~(1u << MCT_METHOD_SORT_REDUCE);
+        }
+    }
+    mct_wisdom_t wisdom = NULL;
+    if (mct_cli_wisdom_open(a.cfg.wisdom, &wisdom)) {
+        mct_wisdom_destroy(wisdom);
+        return 1;
+    }
+    d.wisdom = wisdom;
     mct_tally_t tally = NULL;
     mct_status_t st = mct_tally_create(&tally, &d);
-    if (st) return report_status(st, &a, "cannot create the tally");
-    /* Float tallies estimate their rounding loss unless asked not to (the
-     * estimate needs float values: not fixed, not integer types). */
-    if (a.loss_sample_log2 >= 0 && (d.dtype == MCT_DTYPE_F32 || d.dtype == MCT_DTYPE_F64) && d.method != MCT_METHOD_FIXED &&
-        (st = mct_tally_enable_rounding_loss(tally, a.loss_sample_log2))) {
-        mct_tally_destroy(tally);
-        return report_status(st, &a, "cannot enable the rounding-loss estimate");
+    int rc = 0;
+    mct_plan_info_t why;
+    if (st == MCT_STATUS_UNSATISFIABLE && (d.wisdom = NULL, mct_plan(&d, &why) == MCT_STATUS_UNSATISFIABLE)) {
+        rc = mct_cli_error("cannot create the tally: %s", why.reason);
+    } else if (st) {
+        rc = report_status(st, &a, "cannot create the tally");
+    } else {
+        mct_plan_info_t plan;
+        mct_tally_plan_info(tally, &plan);
+        if (plan.source != MCT_PLAN_SOURCE_EXPLICIT)
+            printf("plan: %s (%s, %.2g s) -- %s\n", mct_method_name(plan.method), mct_plan_source_name(plan.source),
+                   plan.seconds, plan.reason);
+        /* Float tallies estimate their rounding loss unless asked not to (the
+         * estimate needs float values: not fixed, not integer types). */
+        mct_tally_desc_t got;
+        mct_tally_get_desc(tally, &got);
+        if (a.loss_sample_log2 >= 0 && (got.dtype == MCT_DTYPE_F32 || got.dtype == MCT_DTYPE_F64) &&
+            got.method != MCT_METHOD_FIXED && (st = mct_tally_enable_rounding_loss(tally, a.loss_sample_log2)))
+            rc = report_status(st, &a, "cannot enable the rounding-loss estimate");
+        else
+            rc = phantom      ? run_phantom(&a, tally)
+                 : tally_only ? run_tally_only(&a, tally)
+                 : scatter    ? run_scatter(&a, tally)
+                              : run_escape(&a, tally);
     }
-    int rc = phantom      ? run_phantom(&a, tally)
-             : tally_only ? run_tally_only(&a, tally)
-             : scatter    ? run_scatter(&a, tally)
-                          : run_escape(&a, tally);
     mct_tally_destroy(tally);
+    if (wisdom && mct_cli_wisdom_close(a.cfg.wisdom, wisdom)) rc = 1;
     return rc;
 }

@@ -10,13 +10,17 @@ static const char usage[] =
     "usage: mctally <command> [options]\n"
     "\n"
     "commands:\n"
-    "  run FILE.ini [--backend auto|cpu|cuda|emulated] [--method M] [--dtype T]\n"
+    "  run FILE.ini [--backend auto|cpu|cuda|emulated] [--method M|auto] [--dtype T]\n"
     "               [--histories N] [--seed S] [--batches B] [--out DIR]\n"
+    "               [--determinism D] [--plan estimate|measure] [--wisdom FILE]\n"
     "                       run a Monte Carlo problem, write DIR/result.json\n"
     "  accumulate --bins B --keys FILE --values FILE --out FILE [--method M]\n"
     "             [--backend B] [--dtype T] [--frac-bits N]\n"
     "                       tally user data (u32 keys, f64 values) into B bins\n"
     "  methods              list tally methods, their types, determinism and backends\n"
+    "  plan --bins B [--dtype T] [--determinism D] [--keys FILE] [--mode estimate|measure]\n"
+    "       [--backend X] [--wisdom FILE] ...\n"
+    "                       the method auto picks for a tally, and the ranking it considered\n"
     "  bench SUITE [--out FILE.json] [options]\n"
     "                       run a benchmark suite on the GPU (suites: escape, scan, phantom,\n"
     "                       tally_only, scatter, mpc, accuracy)\n"
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "methods")) return mct_cli_methods(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return mct_cli_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "accumulate")) return mct_cli_accumulate(argc - 2, argv + 2);
+    if (!strcmp(cmd, "plan")) return mct_cli_plan(argc - 2, argv + 2);
     mct_cli_error("unknown command '%s' (try: mctally --help)", cmd);
     return 1;
 }

@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file plan.c  The planner: which methods are admissible for a descriptor
+ * (the method table's facts in types.c, the rounding-loss model, the fit of
+ * shared copies and replicas), and the ranking of the admissible ones by
+ * estimate, measurement or saved wisdom (mct_plan.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <omp.h>
+
+#include "backend.h"
+#include "mctally/mct_config.h"
+#include "plan.h"
+
+double mct__plan_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- Names ------------------------------------------------------------------------ */
+
+static const char* const mode_names[] = {"estimate", "measure"};
+static const char* const source_names[] = {"explicit", "estimate", "measure", "wisdom"};
+static const char* const pattern_names[MCT_PATTERN_COUNT] = {"unknown", "uniform", "sorted", "hot", "few"};
+static const char* const adds_names[] = {"arrays", "kernel"};
+static const char* const det_names[] = {"not_guaranteed", "run_to_run", "bitwise"};
+
+const char* mct_plan_mode_name(mct_plan_mode_t m) { return (unsigned)m < 2 ? mode_names[m] : "invalid"; }
+const char* mct_plan_source_name(mct_plan_source_t s) { return (unsigned)s < 4 ? source_names[s] : "invalid"; }
+const char* mct_key_pattern_name(mct_key_pattern_t p) {
+    return (unsigned)p < MCT_PATTERN_COUNT ? pattern_names[p] : "invalid";
+}
+const char* mct_adds_name(mct_adds_t a) { return (unsigned)a < 2 ? adds_names[a] : "invalid"; }
+
+static mct_status_t from_names(const char* const* names, int count, const char* name, int* out) {
+    if (!name || !out) return MCT_STATUS_NULL_POINTER;
+    for (int i = 0; i < count; ++i)
+        if (!strcmp(names[i], name)) {
+            *out = i;
+            return MCT_STATUS_SUCCESS;
+        }
+    return MCT_STATUS_INVALID_VALUE;
+}
+
+mct_status_t mct_plan_mode_from_name(const char* name, mct_plan_mode_t* out) {
+    int i = 0;
+    mct_status_t st = from_names(mode_names, 2, name, &i);
+    if (!st) *out = (mct_plan_mode_t)i;
+    return st;
+}
+mct_status_t mct_key_pattern_from_name(const char* name, mct_key_pattern_t* out) {
+    int i = 0;
+    mct_status_t st = from_names(pattern_names, MCT_PATTERN_COUNT, name, &i);
+    if (!st) *out = (mct_key_pattern_t)i;
+    return st;
+}
+mct_status_t mct_determinism_from_name(const char* name, mct_determinism_t* out) {
+    int i = 0;
+    mct_status_t st = from_names(det_names, 3, name, &i);
+    if (!st) *out = (mct_determinism_t)i;
+    return st;
+}
+
+/* ---- Descriptor checks ---------------------------------------------------------------- */
+
+mct_status_t mct__plan_validate(const mct_tally_desc_t* d) {
+    if (d->method != MCT_METHOD_AUTO && (unsigned)d->method >= MCT_METHOD_COUNT) return MCT_STATUS_UNKNOWN_METHOD;
+    if ((unsigned)d->determinism > MCT_BITWISE || (unsigned)d->plan_mode > MCT_PLAN_MEASURE ||
+        (unsigned)d->key_pattern >= MCT_PATTERN_COUNT || (unsigned)d->adds > MCT_ADDS_KERNEL)
+        return MCT_STATUS_INVALID_VALUE;
+    if (!(d->max_rel_loss >= 0.0) || !isfinite(d->max_rel_loss) || !(d->adds_per_bin >= 0.0) ||
+        !isfinite(d->adds_per_bin) || !(d->plan_budget_s >= 0.0) || !isfinite(d->plan_budget_s))
+        return MCT_STATUS_INVALID_VALUE;
+    if (d->key_sample_n < 0 || (d->key_sample_n > 0 && !d->key_sample)) return MCT_STATUS_INVALID_VALUE;
+    if (d->width < 1 || d->width > d->bins) return MCT_STATUS_INVALID_VALUE;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* ---- Admissibility --------------------------------------------------------------------- */
+
+typedef struct {
+    const mct_tally_desc_t* d;
+    mct__plan_workload_t w;
+    const mct__backend_ops_t* ops; /* NULL when the backend is not here (estimate only) */
+    size_t free_bytes;             /* backend memory free, 0 when unknown */
+} plan_ctx_t;
+
+/* 1 when `m` meets every need of the descriptor; else 0 and why. The facts
+ * are the method table's (mct_method_supports, mct_method_determinism) and the
+ * rounding-loss model's. */
+static int admissible(const plan_ctx_t* c, mct_method_t m, char* why, size_t size) {
+    const mct_tally_desc_t* d = c->d;
+    /* A method the caller names is held to the needs only: whether it serves the
+     * type, backend and bin count is mct_tally_create's own check, with its own
+     * statuses. */
+    const int named = d->method != MCT_METHOD_AUTO;
+    if (!named && d->method_mask && !(d->method_mask & (1u << m))) {
+        snprintf(why, size, "not among the methods the caller can run");
+        return 0;
+    }
+    if (!named && mct_method_supports(m, d->dtype, c->w.backend)) {
+        snprintf(why, size, "cannot serve %s on %s", mct_dtype_name(d->dtype), mct_backend_name(c->w.backend));
+        return 0;
+    }
+    const mct_determinism_t det = mct_method_determinism(m, d->dtype);
+    if (det < d->determinism) {
+        snprintf(why, size, "gives %s, %s needed", mct_determinism_name(det), mct_determinism_name(d->determinism));
+        return 0;
+    }
+    if (d->max_rel_loss > 0.0) {
+        const double loss = mct_plan_rounding_loss(d->dtype, m, d->adds_per_bin, d->fixed_frac_bits);
+        if (loss > d->max_rel_loss) {
+            if (m == MCT_METHOD_FIXED)
+                snprintf(why, size, "rounding loss %.2g > %.2g (fixed point, %d fraction bits)", loss, d->max_rel_loss,
+                         d->fixed_frac_bits);
+            else if (d->adds_per_bin > 0.0)
+                snprintf(why, size, "predicted rounding loss %.2g > %.2g at %.3g adds per bin", loss, d->max_rel_loss,
+                         d->adds_per_bin);
+            else
+                snprintf(why, size, "rounding loss up to %.2g > %.2g (adds per bin unknown)", loss, d->max_rel_loss);
+            return 0;
+        }
+    }
+    const size_t smem = mct__plan_shared_bytes(m, d->dtype, d->bins);
+    if (!named && c->w.backend != MCT_BACKEND_CPU && smem > MCT_BLOCK_TALLY_SMEM_LIMIT) {
+        snprintf(why, size, "%.3g KiB of bins do not fit a block's %d KiB of shared memory", (double)smem / 1024.0,
+                 MCT_BLOCK_TALLY_SMEM_LIMIT / 1024);
+        return 0;
+    }
+    /* Replicated needs at least two copies beside the bins. */
+    const double replica = (double)d->bins * (double)mct_method_storage_size(m, d->dtype);
+    if (!named && m == MCT_METHOD_REPLICATED && c->free_bytes && 3.0 * replica > 0.5 * (double)c->free_bytes) {
+        snprintf(why, size, "no room for replicas (%.3g MB each)", replica / 1e6);
+        return 0;
+    }
+    const double loss = mct_plan_rounding_loss(d->dtype, m, d->adds_per_bin, d->fixed_frac_bits);
+    if (d->max_rel_loss > 0.0)
+        snprintf(why, size, "%s; rounding loss <= %.2g", mct_determinism_name(det), loss);
+    else
+        snprintf(why, size, "%s", mct_determinism_name(det));
+    return 1;
+}
+
+/* ---- Ranking ------------------------------------------------------------------------- */
+
+typedef struct {
+    mct_plan_entry_t e;
+    double key; /* ranking key: smaller first */
+} ranked_t;
+
+static int cmp_ranked(const void* a, const void* b) {
+    const ranked_t *x = a, *y = b;
+    if (x->e.admissible != y->e.admissible) return y->e.admissible - x->e.admissible;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (int)x->e.method - (int)y->e.method;
+}
+
+static void fill_ranking(mct_plan_info_t* info, ranked_t* r, int n) {
+    qsort(r, (size_t)n, sizeof *r, cmp_ranked);
+    info->nentries = n;
+    for (int i = 0; i < n; ++i) info->ranking[i] = r[i].e;
+}
+
+static void append_why(mct_plan_entry_t* e, const char* fmt, double v, const char* src) {
+    const size_t len = strlen(e->why);
+    snprintf(e->why + len, sizeof e->why - len, fmt, v, src);
+}
+
+/* Estimate: the model's time per update. With a known pattern, the fastest;
+ * with none, the method whose worst ratio to the best over the patterns is
+ * smallest (it is never far off whatever the keys turn out to be). */
+static int rank_estimate(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n) {
+    int best = -1;
+    if (pattern != MCT_PATTERN_UNKNOWN) {
+        for (int i = 0; i < n; ++i) {
+            const char* src = NULL;
+            const double t = mct__plan_model(&c->w, pattern, r[i].e.method, &src);
+            r[i].e.seconds_per_update = t;
+            if (r[i].e.admissible && t < 0.0) {
+                r[i].e.admissible = 0;
+                snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
+            }
+            r[i].key = t >= 0.0 ? t : HUGE_VAL;
+            if (t >= 0.0) append_why(&r[i].e, " (%.3g ns/update, %s)", 1e9 * t, src);
+        }
+    } else {
+        static const mct_key_pattern_t kinds[] = {MCT_PATTERN_UNIFORM, MCT_PATTERN_SORTED, MCT_PATTERN_HOT};
+        double best_t[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
+        for (int k = 0; k < 3; ++k)
+            for (int i = 0; i < n; ++i) {
+                const double t = mct__plan_model(&c->w, kinds[k], r[i].e.method, NULL);
+                if (r[i].e.admissible && t >= 0.0 && t < best_t[k]) best_t[k] = t;
+            }
+        for (int i = 0; i < n; ++i) {
+            double worst = 0.0, tmax = 0.0;
+            int have = 1;
+            for (int k = 0; k < 3; ++k) {
+                const double t = mct__plan_model(&c->w, kinds[k], r[i].e.method, NULL);
+                if (t < 0.0) have = 0;
+                if (t > tmax) tmax = t;
+                if (t >= 0.0 && best_t[k] < HUGE_VAL && t / best_t[k] > worst) worst = t / best_t[k];
+            }
+            const char* src = NULL;
+            mct__plan_model(&c->w, MCT_PATTERN_UNIFORM, r[i].e.method, &src);
+            if (r[i].e.admissible && !have) {
+                r[i].e.admissible = 0;
+                snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
+            }
+            r[i].e.seconds_per_update = have ? tmax : -1.0;
+            r[i].key = have ? worst : HUGE_VAL;
+            if (have) append_why(&r[i].e, " (worst pattern %.3gx the best, %s)", worst, src);
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        if (r[i].e.admissible && (best < 0 || cmp_ranked(&r[i], &r[best]) < 0)) best = i;
+    return best;
+}
+
+/* Synthetic keys of a pattern over `cells` cells, from a fixed seed. */
+static void synth_keys(uint32_t* k, int64_t n, int64_t cells, mct_key_pattern_t p) {
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    for (int64_t i = 0; i < n; ++i) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        const uint64_t r = s % (uint64_t)cells;
+        switch (p) {
+        case MCT_PATTERN_SORTED: k[i] = (uint32_t)((i * cells) / n); break;
+        case MCT_PATTERN_HOT: k[i] = (s >> 40) & 1 ? (uint32_t)(cells / 2) : (uint32_t)r; break;
+        case MCT_PATTERN_FEW: k[i] = (uint32_t)((r % 4) * (uint64_t)(cells / 4 > 0 ? cells / 4 : 1) % (uint64_t)cells); break;
+        default: k[i] = (uint32_t)r; break;
+        }
+    }
+}
+
+/* Measure: each admissible method, in the estimate's order, on a scratch tally
+ * of the same shape on the tally's own backend: one warm-up add, then timed
+ * adds of the whole sample (with the flush of deferred work and a wait for the
+ * backend) until its share of the budget is spent. Stops when the budget is;
+ * methods not reached keep their estimate and rank after the measured ones. */
+static mct_status_t rank_measure(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n,
+                                 double budget, int64_t* sample_n) {
+    const mct_tally_desc_t* d = c->d;
+    const int64_t cells = d->bins / d->width;
+    const int64_t cap = c->w.backend == MCT_BACKEND_CUDA ? (INT64_C(1) << 22)
+                        : c->w.backend == MCT_BACKEND_CPU ? (INT64_C(1) << 18)
+                                                          : (INT64_C(1) << 12);
+    int64_t ns = d->key_sample_n > 0 ? d->key_sample_n : cap;
+    if (ns > cap) ns = cap;
+    const int64_t nv = ns * d->width;
+    uint32_t* keys = malloc((size_t)ns * sizeof *keys);
+    double* values = malloc((size_t)nv * sizeof *values);
+    void *dkeys = NULL, *dvalues = NULL;
+    mct_status_t st = keys && values ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    if (!st) {
+        if (d->key_sample_n > 0)
+            for (int64_t i = 0; i < ns; ++i) keys[i] = d->key_sample[i] < (uint64_t)cells ? d->key_sample[i] : (uint32_t)(cells - 1);
+        else
+            synth_keys(keys, ns, cells, pattern == MCT_PATTERN_UNKNOWN ? MCT_PATTERN_UNIFORM : pattern);
+        for (int64_t i = 0; i < nv; ++i) values[i] = 0.5 + (double)((i * 2654435761u) % 1000u) / 1000.0;
+        st = c->ops->alloc(d->device, (size_t)ns * sizeof *keys, &dkeys);
+        if (!st) st = c->ops->alloc(d->device, (size_t)nv * sizeof *values, &dvalues);
+        if (!st) st = c->ops->to_device(dkeys, keys, (size_t)ns * sizeof *keys, NULL);
+        if (!st) st = c->ops->to_device(dvalues, values, (size_t)nv * sizeof *values, NULL);
+    }
+    *sample_n = ns;
+    const double t_start = mct__plan_now();
+    int admissible_left = 0;
+    for (int i = 0; i < n; ++i) admissible_left += r[i].e.admissible;
+    double last_warm = 0.0;
+    for (int i = 0; !st && i < n; ++i) {
+        if (!r[i].e.admissible) continue;
+        const double used = mct__plan_now() - t_start;
+        if (used + last_warm > budget && i > 0) {
+            /* Ranked after every measured method, in the estimate's order. */
+            r[i].key = 1e6 + r[i].key;
+            snprintf(r[i].e.why + strlen(r[i].e.why), sizeof r[i].e.why - strlen(r[i].e.why), "; not measured: budget spent");
+            --admissible_left;
+            continue;
+        }
+        const double share = (budget - used) / (double)(admissible_left > 0 ? admissible_left : 1);
+        --admissible_left;
+        mct_tally_desc_t sd = *d;
+        sd.method = r[i].e.method;
+        sd.wisdom = NULL, sd.key_sample = NULL, sd.key_sample_n = 0, sd.method_mask = 0;
+        sd.determinism = MCT_NOT_GUARANTEED, sd.max_rel_loss = 0.0;
+        if (sd.method == MCT_METHOD_SORT_REDUCE) sd.pair_capacity = nv;
+        mct_tally_t s = NULL;
+        mct_status_t sst = mct_tally_create(&s, &sd);
+        double w0 = mct__plan_now();
+        if (!sst) sst = mct_tally_add_device_grouped(s, dkeys, dvalues, ns, d->width, ns);
+        if (!sst) sst = mct_tally_flush(s);
+        if (!sst) sst = c->ops->to_host(keys, dkeys, sizeof *keys, NULL);
+        last_warm = mct__plan_now() - w0;
+        int reps = 0;
+        double t0 = mct__plan_now(), t = 0.0;
+        while (!sst) {
+            sst = mct_tally_add_device_grouped(s, dkeys, dvalues, ns, d->width, ns);
+            if (!sst) sst = mct_tally_flush(s);
+            if (!sst) sst = c->ops->to_host(keys, dkeys, sizeof *keys, NULL);
+            ++reps;
+            t = mct__plan_now() - t0;
+            if (t + t / reps > share || reps >= 64) break;
+        }
+        mct_tally_destroy(s);
+        if (sst) {
+            r[i].e.admissible = 0;
+            snprintf(r[i].e.why, sizeof r[i].e.why, "scratch tally failed: %s", mct_status_name(sst));
+            continue;
+        }
+        const double spu = t / ((double)reps * (double)nv);
+        r[i].e.seconds_per_update = spu;
+        r[i].key = spu;
+        snprintf(r[i].e.why + strlen(r[i].e.why), sizeof r[i].e.why - strlen(r[i].e.why), "; measured x%d", reps);
+    }
+    if (c->ops && dkeys) c->ops->release(dkeys);
+    if (c->ops && dvalues) c->ops->release(dvalues);
+    free(keys);
+    free(values);
+    return st;
+}
+
+/* ---- The plan ---------------------------------------------------------------------- */
+
+static int ceil_log2(double x) {
+    int k = 0;
+    while (k < 64 && ldexp(1.0, k) < x) ++k;
+    return k;
+}
+
+static void wisdom_key(const plan_ctx_t* c, mct_key_pattern_t pattern, mct__wisdom_key_t* k) {
+    const mct_tally_desc_t* d = c->d;
+    memset(k, 0, sizeof *k);
+    if (c->ops->probe(d->device, k->device, sizeof k->device)) snprintf(k->device, sizeof k->device, "unknown");
+    k->cc = c->ops->compute_capability(d->device);
+    k->backend = c->w.backend;
+    k->dtype = d->dtype;
+    k->bins_log2 = ceil_log2((double)d->bins);
+    k->width = d->width;
+    k->adds = d->adds;
+    k->determinism = d->determinism;
+    k->max_rel_loss = d->max_rel_loss;
+    k->adds_log2 = d->adds_per_bin > 0.0 ? ceil_log2(d->adds_per_bin) : -1;
+    k->pattern = pattern;
+    k->method_mask = d->method_mask;
+    k->fixed_frac_bits = d->fixed_frac_bits;
+}
+
+/* What to change when nothing is admissible. */
+static void unsatisfiable_reason(const mct_tally_desc_t* d, mct_backend_t b, char* out, size_t size) {
+    const int flt = d->dtype == MCT_DTYPE_F32 || d->dtype == MCT_DTYPE_F64;
+    char hint[320] = "";
+    if (flt && d->max_rel_loss > 0.0 && d->adds_per_bin <= 0.0)
+        strcat(hint, "; give the expected adds per bin so the rounding loss can be judged");
+    if (d->dtype == MCT_DTYPE_F32 && d->max_rel_loss > 0.0) strcat(hint, "; a wider type (f64) or a looser bound may do");
+    if (flt && d->determinism == MCT_BITWISE)
+        strcat(hint, "; fixed is the bitwise float method, integer types are bitwise with every method");
+    if (flt && d->determinism == MCT_RUN_TO_RUN)
+        strcat(hint, "; replicated, sort_reduce and fixed are the run-to-run float methods");
+    if (d->method_mask) strcat(hint, "; the caller's method mask excludes the others");
+    char loss[64] = "";
+    if (d->max_rel_loss > 0.0) snprintf(loss, sizeof loss, " and rounding loss <= %.3g", d->max_rel_loss);
+    snprintf(out, size, "no method meets determinism %s%s for %s on %s%s", mct_determinism_name(d->determinism), loss,
+             mct_dtype_name(d->dtype), mct_backend_name(b), hint);
+}
+
+static void pattern_phrase(const mct_plan_info_t* info, char* out, size_t size) {
+    if (info->pattern == MCT_PATTERN_UNKNOWN)
+        snprintf(out, size, "keys of unknown pattern");
+    else
+        snprintf(out, size, "%s keys", mct_key_pattern_name(info->pattern));
+}
+
+mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, mct_plan_info_t* info) {
+    const double t0 = mct__plan_now();
+    memset(info, 0, sizeof *info);
+    info->mode = d->plan_mode;
+    info->backend = d->backend;
+    info->wisdom_status = MCT_STATUS_SUCCESS;
+    plan_ctx_t c = {d, {d->backend, d->bins, d->dtype, d->width, d->adds, omp_get_max_threads()}, NULL, 0};
+    c.ops = mct__backend_ops(d->backend);
+    char probe_name[8];
+    if (c.ops && c.ops->probe(d->device, probe_name, sizeof probe_name)) c.ops = NULL;
+    size_t total = 0;
+    if (c.ops && c.ops->mem_info(d->device, &c.free_bytes, &total)) c.free_bytes = 0;
+
+    /* The pattern: the sample's class, else the caller's hint. */
+    mct__key_stats_t ks;
+    mct__plan_classify(d->key_sample, d->key_sample_n, d->bins / d->width, &ks);
+    info->pattern = d->key_sample_n > 0 ? ks.pattern : d->key_pattern;
+    info->distinct_per_warp = ks.distinct_per_warp;
+    info->mean_run = ks.mean_run;
+    info->hot_share = ks.hot_share;
+
+    ranked_t r[MCT_METHOD_COUNT];
+    int n = 0, nadm = 0;
+    if (d->method != MCT_METHOD_AUTO) {
+        r[0].e.method = d->method;
+        r[0].e.admissible = admissible(&c, d->method, r[0].e.why, sizeof r[0].e.why);
+        r[0].e.seconds_per_update = -1.0;
+        r[0].key = 0.0;
+        fill_ranking(info, r, 1);
+        info->method = d->method;
+        info->source = MCT_PLAN_SOURCE_EXPLICIT;
+        info->seconds = mct__plan_now() - t0;
+        if (!r[0].e.admissible) {
+            snprintf(info->reason, sizeof info->reason, "method %s named, but it %s", mct_method_name(d->method),
+                     r[0].e.why);
+            return MCT_STATUS_UNSATISFIABLE;
+        }
+        snprintf(info->reason, sizeof info->reason, "method %s named by the caller", mct_method_name(d->method));
+        return MCT_STATUS_SUCCESS;
+    }
+    for (int m = 0; m < MCT_METHOD_COUNT; ++m, ++n) {
+        r[n].e.method = (mct_method_t)m;
+        r[n].e.admissible = admissible(&c, (mct_method_t)m, r[n].e.why, sizeof r[n].e.why);
+        r[n].e.seconds_per_update = -1.0;
+        r[n].key = HUGE_VAL;
+        nadm += r[n].e.admissible;
+    }
+    char pat[64];
+    pattern_phrase(info, pat, sizeof pat);
+    if (nadm == 0) {
+        fill_ranking(info, r, n);
+        info->method = MCT_METHOD_AUTO;
+        info->source = d->plan_mode == MCT_PLAN_MEASURE ? MCT_PLAN_SOURCE_MEASURE : MCT_PLAN_SOURCE_ESTIMATE;
+        unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+        info->seconds = mct__plan_now() - t0;
+        return MCT_STATUS_UNSATISFIABLE;
+    }
+
+    /* Wisdom first: a saved plan whose method is still admissible. */
+    mct__wisdom_key_t wk;
+    if (d->wisdom && c.ops) {
+        wisdom_key(&c, info->pattern, &wk);
+        mct_method_t wm;
+        double spu = -1.0;
+        if (!mct__wisdom_lookup(d->wisdom, &wk, d->plan_mode, &wm, &spu) && (unsigned)wm < MCT_METHOD_COUNT &&
+            r[wm].e.admissible) {
+            r[wm].e.seconds_per_update = spu;
+            r[wm].key = -1.0;
+            snprintf(r[wm].e.why + strlen(r[wm].e.why), sizeof r[wm].e.why - strlen(r[wm].e.why), "; saved plan");
+            fill_ranking(info, r, n);
+            info->method = wm;
+            info->source = MCT_PLAN_SOURCE_WISDOM;
+            snprintf(info->reason, sizeof info->reason, "%s: saved plan for %s, %s, 2^%d bins, %s (%d of %d methods admissible)",
+                     mct_method_name(wm), wk.device, mct_dtype_name(d->dtype), wk.bins_log2, pat, nadm, n);
+            info->seconds = mct__plan_now() - t0;
+            return MCT_STATUS_SUCCESS;
+        }
+    }
+
+    int best = rank_estimate(&c, info->pattern, r, n);
+    if (best < 0) {
+        fill_ranking(info, r, n);
+        info->method = MCT_METHOD_AUTO;
+        unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+        info->seconds = mct__plan_now() - t0;
+        return MCT_STATUS_UNSATISFIABLE;
+    }
+    info->source = MCT_PLAN_SOURCE_ESTIMATE;
+    if (d->plan_mode == MCT_PLAN_MEASURE) {
+        if (!c.ops) return MCT_STATUS_BACKEND_UNAVAILABLE;
+        qsort(r, (size_t)n, sizeof *r, cmp_ranked); /* measure in the estimate's order */
+        int64_t sample_n = 0;
+        const double budget = d->plan_budget_s > 0.0 ? d->plan_budget_s : 0.25;
+        mct_status_t st = rank_measure(&c, info->pattern, r, n, budget, &sample_n);
+        if (st) return st;
+        fill_ranking(info, r, n);
+        if (!info->ranking[0].admissible) {
+            unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+            info->method = MCT_METHOD_AUTO;
+            info->seconds = mct__plan_now() - t0;
+            return MCT_STATUS_UNSATISFIABLE;
+        }
+        info->method = info->ranking[0].method;
+        info->source = MCT_PLAN_SOURCE_MEASURE;
+        snprintf(info->reason, sizeof info->reason,
+                 "%s: fastest measured on %s (%.3g ns/update, %lld %s keys x %d), %d of %d methods admissible",
+                 mct_method_name(info->method), mct_backend_name(d->backend), 1e9 * info->ranking[0].seconds_per_update,
+                 (long long)sample_n, d->key_sample_n > 0 ? "sampled" : "synthetic", d->width, nadm, n);
+    } else {
+        const mct_method_t m = r[best].e.method;
+        fill_ranking(info, r, n);
+        info->method = m;
+        const char* src = NULL;
+        mct__plan_model(&c.w, info->pattern == MCT_PATTERN_UNKNOWN ? MCT_PATTERN_UNIFORM : info->pattern, m, &src);
+        snprintf(info->reason, sizeof info->reason, "%s: %s for %lld bins of %s, %s, width %d, adds from %s (%s), %d of %d methods admissible",
+                 mct_method_name(m), info->pattern == MCT_PATTERN_UNKNOWN ? "best in the worst key pattern" : "fastest predicted",
+                 (long long)d->bins, mct_dtype_name(d->dtype), pat, d->width, mct_adds_name(d->adds), src, nadm, n);
+    }
+    if (d->wisdom && c.ops)
+        mct__wisdom_store(d->wisdom, &wk, d->plan_mode, info->method, info->ranking[0].seconds_per_update);
+    info->seconds = mct__plan_now() - t0;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
+    if (!desc || !info) return MCT_STATUS_NULL_POINTER;
+    memset(info, 0, sizeof *info);
+    if ((unsigned)desc->dtype >= MCT_DTYPE_COUNT) return MCT_STATUS_UNKNOWN_DTYPE;
+    if ((unsigned)desc->backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
+    if (desc->bins < 1 || desc->bins > (INT64_C(1) << 31)) return MCT_STATUS_INVALID_VALUE;
+    mct_status_t st = mct__plan_validate(desc);
+    if (st) return st;
+    mct_tally_desc_t d = *desc;
+    d.backend = mct__backend_resolve(d.backend, d.device);
+    if (d.plan_mode == MCT_PLAN_MEASURE && !mct__backend_ops(d.backend)) return MCT_STATUS_BACKEND_UNAVAILABLE;
+    return mct__plan_resolved(&d, info);
+}

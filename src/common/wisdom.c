@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file wisdom.c  Saved plans (mct_wisdom_t): a list of (key, plan) held by a
+ * handle, read from and written to JSON text with a format version. cJSON is
+ * linked privately; the library exports none of its symbols. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+typedef struct {
+    mct__wisdom_key_t key;
+    mct_plan_mode_t mode;
+    mct_method_t method;
+    double seconds_per_update;
+} wisdom_entry_t;
+
+struct mct_wisdom_s {
+    wisdom_entry_t* entries;
+    int64_t count, capacity;
+    char message[256];
+};
+
+mct_status_t mct_wisdom_create(mct_wisdom_t* out) {
+    if (!out) return MCT_STATUS_NULL_POINTER;
+    *out = calloc(1, sizeof **out);
+    return *out ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+}
+
+void mct_wisdom_destroy(mct_wisdom_t w) {
+    if (!w) return;
+    free(w->entries);
+    free(w);
+}
+
+int64_t mct_wisdom_count(mct_wisdom_t w) { return w ? w->count : 0; }
+
+const char* mct_wisdom_message(mct_wisdom_t w) { return w ? w->message : ""; }
+
+static int same_key(const mct__wisdom_key_t* a, const mct__wisdom_key_t* b) {
+    return !strcmp(a->device, b->device) && a->cc == b->cc && a->backend == b->backend && a->dtype == b->dtype &&
+           a->bins_log2 == b->bins_log2 && a->width == b->width && a->adds == b->adds &&
+           a->determinism == b->determinism && a->max_rel_loss == b->max_rel_loss && a->adds_log2 == b->adds_log2 &&
+           a->pattern == b->pattern && a->method_mask == b->method_mask && a->fixed_frac_bits == b->fixed_frac_bits;
+}
+
+mct_status_t mct__wisdom_lookup(mct_wisdom_t w, const mct__wisdom_key_t* key, mct_plan_mode_t mode,
+                                mct_method_t* method, double* seconds_per_update) {
+    for (int64_t i = 0; w && i < w->count; ++i)
+        if (same_key(&w->entries[i].key, key) && w->entries[i].mode >= mode) {
+            *method = w->entries[i].method;
+            *seconds_per_update = w->entries[i].seconds_per_update;
+            return MCT_STATUS_SUCCESS;
+        }
+    return MCT_STATUS_NOT_SUPPORTED;
+}
+
+/* A plan replaces the one of the same key unless that one was more thorough. */
+static mct_status_t store(mct_wisdom_t w, const wisdom_entry_t* e) {
+    for (int64_t i = 0; i < w->count; ++i)
+        if (same_key(&w->entries[i].key, &e->key)) {
+            if (w->entries[i].mode <= e->mode) w->entries[i] = *e;
+            return MCT_STATUS_SUCCESS;
+        }
+    if (w->count == w->capacity) {
+        const int64_t cap = w->capacity ? 2 * w->capacity : 16;
+        wisdom_entry_t* p = realloc(w->entries, (size_t)cap * sizeof *p);
+        if (!p) return MCT_STATUS_OUT_OF_MEMORY;
+        w->entries = p;
+        w->capacity = cap;
+    }
+    w->entries[w->count++] = *e;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct__wisdom_store(mct_wisdom_t w, const mct__wisdom_key_t* key, mct_plan_mode_t mode, mct_method_t method,
+                               double seconds_per_update) {
+    if (!w || !key) return MCT_STATUS_NULL_POINTER;
+    wisdom_entry_t e = {*key, mode, method, seconds_per_update};
+    return store(w, &e);
+}
+
+/* ---- Text ------------------------------------------------------------------------ */
+
+static const char format_name[] = "mctally-wisdom";
+
+static cJSON* entry_json(const wisdom_entry_t* e) {
+    cJSON* j = cJSON_CreateObject();
+    const mct__wisdom_key_t* k = &e->key;
+    cJSON_AddStringToObject(j, "device", k->device);
+    cJSON_AddNumberToObject(j, "cc", k->cc);
+    cJSON_AddStringToObject(j, "backend", mct_backend_name(k->backend));
+    cJSON_AddStringToObject(j, "dtype", mct_dtype_name(k->dtype));
+    cJSON_AddNumberToObject(j, "bins_log2", k->bins_log2);
+    cJSON_AddNumberToObject(j, "width", k->width);
+    cJSON_AddStringToObject(j, "adds", mct_adds_name(k->adds));
+    cJSON_AddStringToObject(j, "determinism", mct_determinism_name(k->determinism));
+    cJSON_AddNumberToObject(j, "max_rel_loss", k->max_rel_loss);
+    cJSON_AddNumberToObject(j, "adds_log2", k->adds_log2);
+    cJSON_AddStringToObject(j, "pattern", mct_key_pattern_name(k->pattern));
+    cJSON_AddNumberToObject(j, "method_mask", (double)k->method_mask);
+    cJSON_AddNumberToObject(j, "fixed_frac_bits", k->fixed_frac_bits);
+    cJSON_AddStringToObject(j, "mode", mct_plan_mode_name(e->mode));
+    cJSON_AddStringToObject(j, "method", mct_method_name(e->method));
+    cJSON_AddNumberToObject(j, "seconds_per_update", e->seconds_per_update);
+    return j;
+}
+
+mct_status_t mct_wisdom_export_string(mct_wisdom_t w, char** text) {
+    if (!w || !text) return MCT_STATUS_NULL_POINTER;
+    *text = NULL;
+    cJSON* root = cJSON_CreateObject();
+    if (!root) return MCT_STATUS_OUT_OF_MEMORY;
+    cJSON_AddStringToObject(root, "format", format_name);
+    cJSON_AddNumberToObject(root, "version", MCT__WISDOM_VERSION);
+    cJSON* list = cJSON_AddArrayToObject(root, "plans");
+    for (int64_t i = 0; list && i < w->count; ++i) cJSON_AddItemToArray(list, entry_json(&w->entries[i]));
+    *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return *text ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+}
+
+void mct_wisdom_free_string(char* text) { cJSON_free(text); }
+
+static const char* get_string(const cJSON* o, const char* name) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A whole number in [lo, hi] into *out; 0 when missing or out of range. */
+static int get_int(const cJSON* o, const char* name, double lo, double hi, double* out) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) || v->valuedouble != (double)(int64_t)v->valuedouble)
+        return 0;
+    *out = v->valuedouble;
+    return 1;
+}
+
+static int parse_entry(const cJSON* j, wisdom_entry_t* e) {
+    memset(e, 0, sizeof *e);
+    mct__wisdom_key_t* k = &e->key;
+    const char *device = get_string(j, "device"), *backend = get_string(j, "backend"), *dtype = get_string(j, "dtype"),
+               *adds = get_string(j, "adds"), *det = get_string(j, "determinism"), *pattern = get_string(j, "pattern"),
+               *mode = get_string(j, "mode"), *method = get_string(j, "method");
+    double cc, bins_log2, width, adds_log2, mask, frac;
+    const cJSON* loss = cJSON_GetObjectItemCaseSensitive(j, "max_rel_loss");
+    const cJSON* spu = cJSON_GetObjectItemCaseSensitive(j, "seconds_per_update");
+    if (!device || strlen(device) >= sizeof k->device || !backend || !dtype || !adds || !det || !pattern || !mode ||
+        !method || !cJSON_IsNumber(loss) || !(loss->valuedouble >= 0.0) || !cJSON_IsNumber(spu) ||
+        !get_int(j, "cc", 0, 10000, &cc) || !get_int(j, "bins_log2", 0, 31, &bins_log2) ||
+        !get_int(j, "width", 1, 1 << 20, &width) || !get_int(j, "adds_log2", -1, 64, &adds_log2) ||
+        !get_int(j, "method_mask", 0, 4294967295.0, &mask) || !get_int(j, "fixed_frac_bits", 0, 62, &frac))
+        return 0;
+    snprintf(k->device, sizeof k->device, "%s", device);
+    k->cc = (int)cc, k->bins_log2 = (int)bins_log2, k->width = (int)width, k->adds_log2 = (int)adds_log2;
+    k->method_mask = (uint32_t)mask, k->fixed_frac_bits = (int)frac, k->max_rel_loss = loss->valuedouble;
+    e->seconds_per_update = spu->valuedouble;
+    mct_adds_t a = strcmp(adds, "arrays") == 0 ? MCT_ADDS_ARRAYS : MCT_ADDS_KERNEL;
+    if (strcmp(adds, "arrays") && strcmp(adds, "kernel")) return 0;
+    k->adds = a;
+    return !mct_backend_from_name(backend, &k->backend) && k->backend != MCT_BACKEND_AUTO &&
+           !mct_dtype_from_name(dtype, &k->dtype) && !mct_determinism_from_name(det, &k->determinism) &&
+           !mct_key_pattern_from_name(pattern, &k->pattern) && !mct_plan_mode_from_name(mode, &e->mode) &&
+           !mct_method_from_name(method, &e->method) && e->method != MCT_METHOD_AUTO;
+}
+
+static mct_status_t ignored(mct_wisdom_t w, const char* why) {
+    snprintf(w->message, sizeof w->message, "wisdom ignored: %s", why);
+    return MCT_STATUS_WISDOM_IGNORED;
+}
+
+mct_status_t mct_wisdom_import_string(mct_wisdom_t w, const char* text) {
+    if (!w || !text) return MCT_STATUS_NULL_POINTER;
+    w->message[0] = '\0';
+    cJSON* root = cJSON_Parse(text);
+    if (!root) return ignored(w, "not valid JSON (corrupt or truncated)");
+    const char* format = get_string(root, "format");
+    const cJSON* version = cJSON_GetObjectItemCaseSensitive(root, "version");
+    const cJSON* plans = cJSON_GetObjectItemCaseSensitive(root, "plans");
+    mct_status_t st = MCT_STATUS_SUCCESS;
+    if (!format || strcmp(format, format_name) != 0)
+        st = ignored(w, "not mctally wisdom (no \"format\": \"mctally-wisdom\")");
+    else if (!cJSON_IsNumber(version) || version->valuedouble != MCT__WISDOM_VERSION) {
+        char why[128];
+        snprintf(why, sizeof why, "format version %g, this library reads version %d (stale)",
+                 cJSON_IsNumber(version) ? version->valuedouble : -1.0, MCT__WISDOM_VERSION);
+        st = ignored(w, why);
+    } else if (!cJSON_IsArray(plans)) {
+        st = ignored(w, "no \"plans\" list");
+    }
+    /* All or nothing: every plan is checked before any is kept. */
+    const int n = st ? 0 : cJSON_GetArraySize(plans);
+    wisdom_entry_t* parsed = n > 0 ? malloc((size_t)n * sizeof *parsed) : NULL;
+    if (n > 0 && !parsed) st = MCT_STATUS_OUT_OF_MEMORY;
+    for (int i = 0; !st && i < n; ++i)
+        if (!parse_entry(cJSON_GetArrayItem(plans, i), &parsed[i])) {
+            char why[64];
+            snprintf(why, sizeof why, "plan %d is malformed", i);
+            st = ignored(w, why);
+        }
+    for (int i = 0; !st && i < n; ++i) st = store(w, &parsed[i]);
+    free(parsed);
+    cJSON_Delete(root);
+    return st;
+}
+
+mct_status_t mct_wisdom_import_file(mct_wisdom_t w, const char* path) {
+    if (!w || !path) return MCT_STATUS_NULL_POINTER;
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        snprintf(w->message, sizeof w->message, "cannot read wisdom '%s': %s", path, strerror(errno));
+        return MCT_STATUS_IO_ERROR;
+    }
+    size_t cap = 4096, len = 0;
+    char* text = malloc(cap);
+    for (size_t got; text && (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
+        len += got;
+        if (len + 1 == cap) {
+            char* p = len < ((size_t)64 << 20) ? realloc(text, cap *= 2) : NULL;
+            if (!p) free(text);
+            text = p;
+        }
+    }
+    const int err = ferror(f);
+    fclose(f);
+    if (!text) return ignored(w, "file too large or out of memory");
+    if (err) {
+        free(text);
+        snprintf(w->message, sizeof w->message, "cannot read wisdom '%s'", path);
+        return MCT_STATUS_IO_ERROR;
+    }
+    text[len] = '\0';
+    if (strlen(text) != len) {
+        free(text);
+        return ignored(w, "the file holds NUL bytes (corrupt)");
+    }
+    mct_status_t st = mct_wisdom_import_string(w, text);
+    free(text);
+    return st;
+}
+
+mct_status_t mct_wisdom_export_file(mct_wisdom_t w, const char* path) {
+    if (!w || !path) return MCT_STATUS_NULL_POINTER;
+    char* text = NULL;
+    mct_status_t st = mct_wisdom_export_string(w, &text);
+    if (st) return st;
+    const size_t plen = strlen(path);
+    char* tmp = malloc(plen + 32);
+    if (!tmp) {
+        mct_wisdom_free_string(text);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    /* The temporary file sits beside the target, so the rename stays on one
+     * file system and replaces the target in one step. */
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    FILE* f = fopen(tmp, "wb");
+    int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    if (f && fclose(f) != 0) ok = 0;
+    mct_wisdom_free_string(text);
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        free(tmp);
+        return MCT_STATUS_IO_ERROR;
+    }
+    free(tmp);
+    return MCT_STATUS_SUCCESS;
+}
