@@ -58,7 +58,9 @@ typedef struct {
     mct_plan_mode_t plan_mode; /**< ESTIMATE (default) or MEASURE */
     double plan_budget_s;      /**< MEASURE: most seconds spent timing candidates (default 0.25) */
     mct_wisdom_t wisdom;       /**< optional: saved plans to reuse, and where new plans are recorded */
-    const uint32_t* key_sample; /**< optional host keys like the ones to come; read only during creation */
+    const uint32_t* key_sample; /**< optional host keys like the ones to come, read only during creation: best
+                                     as runs of consecutive keys (a warp's neighbours, runs of equal keys) taken
+                                     from across the whole stream, so local and global structure both show */
     int64_t key_sample_n;       /**< keys in key_sample */
     mct_key_pattern_t key_pattern; /**< the keys' shape when no sample is given (default UNKNOWN) */
     int width;                 /**< components per key of grouped adds (mct_tally_add_device_grouped), default 1 */

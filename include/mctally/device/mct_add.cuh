@@ -235,7 +235,7 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
     }
     /* The rounding-loss shadow (mct_rounding.h): one pointer test when off. */
     if constexpr (std::is_floating_point<T>::value && L != MCT_METHOD_FIXED)
-        if (view.loss_shadow != NULL) mct_loss_record(view, bin, (double)value);
+        MCT_LOSS_HOOK(view, bin, value);
     mct__acc_t<T, L> v;
     if (!mct__prepare<T, L>(view, value, &v)) return;
     if constexpr (search != MCT__PEERS_NONE) {

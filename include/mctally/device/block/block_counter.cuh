@@ -60,7 +60,7 @@ struct mct_block_counter {
 
     __device__ __forceinline__ void add(T v) {
         if constexpr (std::is_floating_point<T>::value)
-            if (view.loss_shadow != NULL) mct_loss_record(view, bin, (double)v);
+            MCT_LOSS_HOOK(view, bin, v);
         if (M == MCT_METHOD_ATOMIC) {
             if (v != T(0)) mct_atomic_add(target, v);
         } else if (M == MCT_METHOD_SHARED) {

@@ -147,7 +147,7 @@ struct mct_block_tally {
         }
         /* The rounding-loss shadow (mct_rounding.h); per-lane adds record in mct_add. */
         if constexpr (std::is_floating_point<T>::value)
-            if (view.loss_shadow != NULL) mct_loss_record(view, bin, (double)value);
+            MCT_LOSS_HOOK(view, bin, value);
         if (in(MCT_BLOCK_MODE_REGISTERS)) {
             registers.add(bin, value);
         } else if (in(MCT_BLOCK_MODE_KAHAN)) {
