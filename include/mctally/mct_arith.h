@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file mct_arith.h  The arithmetic of a contribution, written once for every
- * backend: the conversion of an f64 input to an integer bin, the fixed-point
+ * backend: the conversion of an f64 input to an integer bin (a value that does
+ * not fit is dropped and flagged, never wrapped), the checked integer adds that
+ * find an overflow of a bin or of a partial sum, the fixed-point
  * conversion with its overflow and non-finite checks, the wrapping int64 add
  * that detects overflow, and Kahan's compensated step. The CPU backend calls
  * these functions from C, the device layer from CUDA C and from the emulation,
@@ -37,15 +39,63 @@ MCT_INLINE MCT_HD int64_t mct_arith_round_i64(double x) {
 #endif
 }
 
-/** An f64 input for an integer bin: rounded to nearest, ties to even, then
- * saturated to the int64 range (NaN gives 0), as the GPU's conversion does; the
- * caller wraps the result to the bin's width. Saturating here, before any
- * conversion, makes every backend give the same bits for every input. */
+/** f64 to int64, rounded to nearest, ties to even, saturated to the int64
+ * range (NaN gives 0), as the GPU's conversion does: the same bits on every
+ * backend for every input. Integer bins do not use it (they drop what does not
+ * fit: mct_arith_i32_from_f64, mct_arith_u64_from_f64). */
 MCT_INLINE MCT_HD int64_t mct_arith_int_from_f64(double v) {
     if (v != v) return 0;
     if (v >= MCT_ARITH_TWO_63) return INT64_MAX;
     if (v < -MCT_ARITH_TWO_63) return INT64_MIN;
     return mct_arith_round_i64(v);
+}
+
+/** An f64 input for an i32 bin: rounded to nearest, ties to even. Returns 0
+ * and writes *out; or, with *out untouched (the value is dropped),
+ * MCT_TALLY_FLAG_NONFINITE for NaN and +-Inf and MCT_TALLY_FLAG_OVERFLOW for a
+ * finite value whose rounding leaves [-2^31, 2^31) (3e9, 2147483647.5). */
+MCT_INLINE MCT_HD unsigned mct_arith_i32_from_f64(double v, int32_t* out) {
+    if (!mct_arith_is_finite(v)) return MCT_TALLY_FLAG_NONFINITE;
+    if (!(fabs(v) < 4294967296.0)) return MCT_TALLY_FLAG_OVERFLOW;
+    const int64_t r = mct_arith_round_i64(v);
+    if (r < INT32_MIN || r > INT32_MAX) return MCT_TALLY_FLAG_OVERFLOW;
+    *out = (int32_t)r;
+    return 0;
+}
+
+/** An f64 input for a u64 bin: rounded to nearest, ties to even. Returns 0 and
+ * writes *out; or, with *out untouched (the value is dropped),
+ * MCT_TALLY_FLAG_NONFINITE for NaN and +-Inf and MCT_TALLY_FLAG_OVERFLOW for a
+ * finite value whose rounding leaves [0, 2^64): a negative value (-1, -0.75)
+ * is out of range, not wrapped; -0.5 and above round to 0 and are kept. */
+MCT_INLINE MCT_HD unsigned mct_arith_u64_from_f64(double v, uint64_t* out) {
+    if (!mct_arith_is_finite(v)) return MCT_TALLY_FLAG_NONFINITE;
+    if (!(v < 18446744073709551616.0)) return MCT_TALLY_FLAG_OVERFLOW;
+    if (v >= MCT_ARITH_TWO_63) { /* an integer already (beyond 2^53): the conversion is exact */
+        *out = (uint64_t)v;
+        return 0;
+    }
+    if (!(v > -MCT_ARITH_TWO_63)) return MCT_TALLY_FLAG_OVERFLOW;
+    const int64_t r = mct_arith_round_i64(v);
+    if (r < 0) return MCT_TALLY_FLAG_OVERFLOW;
+    *out = (uint64_t)r;
+    return 0;
+}
+
+/** a + b for the integer bin types, wrapping (no undefined behaviour), with
+ * *overflow set when the exact sum leaves the type's range: for i32 when a and
+ * b have one sign and the result the other, for u64 when the add carries. The
+ * same test on (old, v) finds the overflow of an atomic add from the old value
+ * it returns, with no further memory traffic. */
+MCT_INLINE MCT_HD int32_t mct_arith_add_i32(int32_t a, int32_t b, int* overflow) {
+    const int32_t r = (int32_t)((uint32_t)a + (uint32_t)b);
+    *overflow = ((a ^ r) & (b ^ r)) < 0;
+    return r;
+}
+MCT_INLINE MCT_HD uint64_t mct_arith_add_u64(uint64_t a, uint64_t b, int* overflow) {
+    const uint64_t r = a + b;
+    *overflow = r < a;
+    return r;
 }
 
 /** Converts v to fixed point with scale 2^s (a power of two, so v * scale is

@@ -110,7 +110,9 @@ typedef enum {
  * a type, op or algo out of range, backend AUTO, or a blob smaller than the size
  * query said; MCT_STATUS_UNKNOWN_BACKEND for a backend out of range;
  * MCT_STATUS_BACKEND_UNAVAILABLE for CUDA in a build without it; MCT_STATUS_TOO_LARGE
- * when n needs more tiles than a grid can hold (n above about 2^43);
+ * (size queries included) when n elements of the type exceed the address space
+ * (n * size > PTRDIFF_MAX), or, on the GPU backends, when n needs more tiles than
+ * a grid can hold (n above about 2^43);
  * MCT_STATUS_CUDA_ERROR / MCT_STATUS_EMULATION_ERROR when a launch fails. */
 MCT_API mct_status_t mct_scan_inclusive(mct_backend_t backend, void* d_temp, size_t* temp_bytes, const void* d_in,
                                 void* d_out, int64_t n, mct_scan_type_t type, mct_scan_op_t op,

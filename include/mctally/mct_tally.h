@@ -69,9 +69,23 @@ typedef struct {
 } mct_tally_desc_t;
 
 /** Conditions kernels record in a tally's flag word (mct_tally_view_t.flags);
- * mct_tally_end_batch turns them into a status. */
-#define MCT_TALLY_FLAG_OVERFLOW 1u     /**< fixed: an add overflowed int64 or |v * scale| >= 2^63; sort_reduce: pair buffer full */
-#define MCT_TALLY_FLAG_NONFINITE 2u    /**< fixed: a NaN or infinite value was dropped */
+ * mct_tally_end_batch turns them into a status.
+ *
+ * Integer tallies (i32, u64) never wrap, on any backend or method. An f64
+ * input is rounded to nearest (ties to even); a value whose rounding does not
+ * fit the type (3e9 into i32; any value below -0.5, such as -1, into u64) is
+ * dropped and raises OVERFLOW, NaN and +-Inf are dropped and raise NONFINITE
+ * (the rule is mct_arith.h's, one source for every backend). Every add of an
+ * integer into a bin, a partial sum (warp or block aggregation, a thread's
+ * register sum, a shared-memory copy and its flush, a replica and the
+ * replicas' reduction) and the host's exact int64 running sums is checked:
+ * one out of the type's range raises OVERFLOW, and that batch's results are
+ * wrong. An i32 tally fed values of both signs may be flagged by a partial sum
+ * out of range although the bin's total fits (which partial sums exist
+ * depends on the method and the launch); values of one sign are flagged
+ * exactly when the total does not fit. */
+#define MCT_TALLY_FLAG_OVERFLOW 1u     /**< an integer add or partial sum left its type's range, an input did not fit an integer bin, fixed's |v * scale| >= 2^63, or sort_reduce's pair buffer filled */
+#define MCT_TALLY_FLAG_NONFINITE 2u    /**< fixed or an integer tally: a NaN or infinite value was dropped */
 #define MCT_TALLY_FLAG_OUT_OF_RANGE 4u /**< a bin < 0 or >= nbins was dropped */
 
 /** A bin of the Kahan methods: running f32 sum and the negated low-order part
@@ -182,7 +196,9 @@ MCT_API mct_status_t mct_tally_view(mct_tally_t tally, mct_tally_view_t* view);
  * to the tally's type), with the tally's method, on its backend (the cuda
  * backend copies them to the GPU in chunks). Keys >= bins are dropped and
  * reported by mct_tally_end_batch as BIN_OUT_OF_RANGE; NaN and Inf are added as
- * IEEE arithmetic gives (float methods) or dropped and reported (fixed).
+ * IEEE arithmetic gives (float methods) or dropped and reported (fixed,
+ * integer tallies); a value that does not fit an integer tally's type is
+ * dropped and reported as OVERFLOW (see MCT_TALLY_FLAG_OVERFLOW).
  * Every method the backend serves works here (warp_reduce and block_reduce
  * aggregate per warp or block, see mct_tally_add_device); TOO_LARGE for shared
  * on more bins than a block's shared memory holds. */
@@ -218,9 +234,13 @@ MCT_API mct_status_t mct_tally_flags(mct_tally_t tally, unsigned* flags);
 
 /** Closes a batch of `histories` (> 0) histories: reduces replicas, folds the
  * batch's bin sums into the statistics, zeroes the bins. Synchronizes with the
- * tally's stream. The batch is folded whatever it held, and then the first of
+ * tally's stream. OVERFLOW, with nothing read or folded (the batch stays in the
+ * bins), when the history count would pass INT64_MAX (or the batch count
+ * would). Otherwise the batch is folded whatever it held, and then the first of
  * these that applies is returned: BIN_OUT_OF_RANGE (contributions to bins
- * outside the tally were dropped), OVERFLOW (a fixed-point bin overflowed, or
+ * outside the tally were dropped), OVERFLOW (an integer or fixed-point value,
+ * bin or partial sum left its type's range, an integer bin's exact int64
+ * running sum would (that bin's sum then leaves the batch out), or
  * sort_reduce's pair buffer filled: the results of the batch are wrong),
  * NONFINITE_VALUE (a bin holds NaN or Inf, or fixed dropped such a value).
  * CUDA_ERROR or EMULATION_ERROR when a kernel that added into the tally failed. */
@@ -240,7 +260,9 @@ MCT_API mct_status_t mct_tally_results(mct_tally_t tally, double* mean, double* 
 MCT_API mct_status_t mct_tally_sums(mct_tally_t tally, double* sums);
 
 /** Per-bin raw sums of an integer tally as exact 64-bit integers
- * (NOT_SUPPORTED for float tallies). */
+ * (NOT_SUPPORTED for float tallies). The sums are int64 for u64 tallies too: a
+ * batch whose u64 bin, or whose running sum, passes INT64_MAX is reported by
+ * mct_tally_end_batch as OVERFLOW and left out of that bin's sum. */
 MCT_API mct_status_t mct_tally_sums_i64(mct_tally_t tally, int64_t* sums);
 
 /** Library version "MAJOR.MINOR.PATCH". */

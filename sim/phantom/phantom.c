@@ -4,6 +4,7 @@
  * phantom_device.cu). */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "phantom.h"
@@ -185,10 +186,16 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     *out = (mct_phantom_result_t){0};
     out->batches = p->batches;
     out->slabs = p->voxels;
-    out->slab_batch_mev = calloc((size_t)(p->batches * p->voxels), sizeof(double));
-    out->batch_histories = calloc((size_t)p->batches, sizeof(int64_t));
+    /* batches x voxels doubles, the product checked: a count past the
+     * address space is TOO_LARGE, not a wrapped (small) allocation. */
+    const int fits = (uint64_t)p->batches <= (uint64_t)PTRDIFF_MAX / sizeof(double) / (uint64_t)p->voxels;
+    out->slab_batch_mev = fits ? calloc((size_t)p->batches * (size_t)p->voxels, sizeof(double)) : NULL;
+    out->batch_histories = fits ? calloc((size_t)p->batches, sizeof(int64_t)) : NULL;
     sim_phantom_tables_t tables = {0};
-    if (!out->slab_batch_mev || !out->batch_histories) st = MCT_STATUS_OUT_OF_MEMORY;
+    if (!fits)
+        st = MCT_STATUS_TOO_LARGE;
+    else if (!out->slab_batch_mev || !out->batch_histories)
+        st = MCT_STATUS_OUT_OF_MEMORY;
     if (!st) st = sim_phantom_tables_build(p, &tables);
     const sim_phantom_problem_t problem = {p, &tables, mct_phantom_transport_for(p, d.method, d.dtype)};
     mct_phantom_counters_t c = {0};

@@ -37,9 +37,11 @@ typedef struct {
      * earlier kernels on the stream surface. */
     mct_status_t (*to_host)(void* dst, const void* src, size_t bytes, void* stream);
     /** bins[k] += sum over r of replicas[r*nbins + k], in an order fixed by
-     * (nbins, nreplicas) alone; then zeroes the replicas. */
+     * (nbins, nreplicas) alone; then zeroes the replicas. Integer types: an
+     * add that leaves the type's range (a partial sum or the bin) raises
+     * MCT_TALLY_FLAG_OVERFLOW in `flags` (the tally's flag word, backend memory). */
     mct_status_t (*reduce_replicas)(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
-                                    mct_dtype_t dtype, mct__scratch_t* scratch, void* stream);
+                                    mct_dtype_t dtype, unsigned* flags, mct__scratch_t* scratch, void* stream);
     /** bins[keys[i]] += values[i] with the view's method, from HOST arrays (the
      * backend stages them in `scratch` where its kernels can read them). Writes
      * the number of threads that added (what decides whether replicas were

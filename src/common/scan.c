@@ -2,6 +2,7 @@
 /** @file scan.c  The public scan API (mct_scan.h): argument validation first, then
  * the backend's implementation, and the names and determinism table. */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scan_impl.h"
 
@@ -31,6 +32,9 @@ static mct_status_t scan_run(mct_backend_t backend, void* d_temp, size_t* temp_b
     if (n < 0 || (unsigned)type >= MCT_SCAN_TYPE_COUNT || (unsigned)op >= MCT_SCAN_OP_COUNT ||
         (unsigned)algo >= MCT_SCAN_ALGO_COUNT)
         return MCT_STATUS_INVALID_VALUE;
+    /* n elements must fit in the address space: beyond that no array exists,
+     * and every backend's size arithmetic stays inside size_t below it. */
+    if ((uint64_t)n > (uint64_t)PTRDIFF_MAX / mct_scan_type_size(type)) return MCT_STATUS_TOO_LARGE;
     if (d_temp && n > 0 && (!d_in || !d_out)) return MCT_STATUS_NULL_POINTER;
     return fn(d_temp, temp_bytes, d_in, d_out, h_init, exclusive, n, type, op, algo, stream);
 }

@@ -234,6 +234,7 @@ mct_status_t mct_tally_reserve_replicas(mct_tally_t t, int64_t nreplicas) {
     t->ops->release(t->replicas);
     t->replicas = NULL;
     t->nreplicas = 0;
+    if ((uint64_t)nreplicas > SIZE_MAX / bins_bytes(t)) return MCT_STATUS_TOO_LARGE;
     size_t bytes = (size_t)nreplicas * bins_bytes(t);
     if ((st = t->ops->alloc(t->desc.device, bytes, &t->replicas))) return st;
     if ((st = t->ops->zero(t->replicas, bytes, t->stream))) return st;
@@ -340,8 +341,10 @@ mct_status_t mct_tally_flags(mct_tally_t t, unsigned* flags) {
     return MCT_STATUS_SUCCESS;
 }
 
-/* The value of bin k of the staged batch, as a double and (integers) exactly. */
-static double staged_value(const mct_tally_t t, int64_t k, int64_t* exact) {
+/* The value of bin k of the staged batch, as a double and (integers) exactly;
+ * *exact_ok is cleared for a u64 value past INT64_MAX, which the int64 sums
+ * cannot take. */
+static double staged_value(const mct_tally_t t, int64_t k, int64_t* exact, int* exact_ok) {
     if (t->desc.method == MCT_METHOD_FIXED)
         return (double)((const int64_t*)t->staging)[k] / ldexp(1.0, t->desc.fixed_frac_bits);
     if (t->desc.method == MCT_METHOD_KAHAN || t->desc.method == MCT_METHOD_KAHAN_NAIVE) {
@@ -350,22 +353,34 @@ static double staged_value(const mct_tally_t t, int64_t k, int64_t* exact) {
     }
     switch (t->desc.dtype) {
     case MCT_DTYPE_I32: *exact = ((const int32_t*)t->staging)[k]; return (double)*exact;
-    case MCT_DTYPE_U64: *exact = (int64_t)((const uint64_t*)t->staging)[k]; return (double)*exact;
+    case MCT_DTYPE_U64: {
+        const uint64_t u = ((const uint64_t*)t->staging)[k];
+        *exact_ok = u <= (uint64_t)INT64_MAX;
+        *exact = *exact_ok ? (int64_t)u : 0;
+        return (double)u;
+    }
     case MCT_DTYPE_F32: return (double)((const float*)t->staging)[k];
     default: return ((const double*)t->staging)[k];
     }
 }
 
-static int fold_staged_batch(mct_tally_t t, int64_t histories) {
+/* Folds the staged batch. Integer tallies: each bin's exact int64 sum takes
+ * the batch's value by a checked add; a value or sum past the int64 range
+ * leaves that bin's sum as it was and sets *overflow. */
+static int fold_staged_batch(mct_tally_t t, int64_t histories, int* overflow) {
     int nonfinite = 0;
     double w = (double)histories, wsum = (double)(t->histories + histories);
     for (int64_t k = 0; k < t->desc.bins; ++k) {
-        int64_t exact = 0;
-        double s = staged_value(t, k, &exact);
+        int64_t exact = 0, next = 0;
+        int exact_ok = 1;
+        double s = staged_value(t, k, &exact, &exact_ok);
         if (!isfinite(s)) nonfinite = 1;
-        if (t->isum)
-            t->isum[k] += exact;
-        else
+        if (t->isum) {
+            if (exact_ok && !__builtin_add_overflow(t->isum[k], exact, &next))
+                t->isum[k] = next;
+            else
+                *overflow = 1;
+        } else
             t->fsum[k] += s;
         double x = s / w, delta = x - t->mean[k];
         t->mean[k] += delta * (w / wsum);
@@ -397,7 +412,7 @@ mct_status_t mct_tally_flush(mct_tally_t t) {
     if (!t) return MCT_STATUS_NULL_POINTER;
     mct_status_t st = finish_sort_reduce(t);
     if (!st && t->nreplicas > 0)
-        st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, &t->scratch,
+        st = t->ops->reduce_replicas(t->bins, t->replicas, t->desc.bins, t->nreplicas, t->desc.dtype, t->flags, &t->scratch,
                                      t->stream);
     return st;
 }
@@ -405,6 +420,9 @@ mct_status_t mct_tally_flush(mct_tally_t t) {
 mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) {
     if (!t) return MCT_STATUS_NULL_POINTER;
     if (histories < 1) return MCT_STATUS_INVALID_VALUE;
+    /* The counters stay exact: a batch that would take them past INT64_MAX is
+     * refused before anything is read, and stays in the bins. */
+    if (histories > INT64_MAX - t->histories || t->batches == INT64_MAX) return MCT_STATUS_OVERFLOW;
     mct_status_t st;
     unsigned flags = 0;
     if ((st = mct_tally_flush(t))) return st;
@@ -412,7 +430,12 @@ mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) {
     if ((st = t->ops->zero(t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = take_flags(t, &flags))) return st;
     if (t->loss && (st = mct__loss_fold(t->loss, t->ops, &t->desc, t->staging, t->stream))) return st;
-    const int nonfinite = fold_staged_batch(t, histories);
+    int sum_overflow = 0;
+    const int nonfinite = fold_staged_batch(t, histories, &sum_overflow);
+    if (sum_overflow) {
+        flags |= MCT_TALLY_FLAG_OVERFLOW;
+        t->flags_seen |= MCT_TALLY_FLAG_OVERFLOW;
+    }
     if (flags & MCT_TALLY_FLAG_OUT_OF_RANGE) return MCT_STATUS_BIN_OUT_OF_RANGE;
     if (flags & MCT_TALLY_FLAG_OVERFLOW) return MCT_STATUS_OVERFLOW;
     if (nonfinite || (flags & MCT_TALLY_FLAG_NONFINITE)) return MCT_STATUS_NONFINITE_VALUE;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file cpu_add.c  The CPU backend's methods for adding (bin, value) pairs from
  * host arrays, with OpenMP threads in the roles of the GPU's threads: atomic,
- * replicated (a replica per thread), kahan (pairs updated by 64-bit CAS), fixed
+ * replicated (a replica per thread; integer adds checked for overflow), kahan (pairs updated by 64-bit CAS), fixed
  * (int64 atomics, overflow detected) and sort_reduce (append, then sort). */
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +46,34 @@ static void atomic_add_f32(float* p, float v) {
     } while (!__atomic_compare_exchange_n((uint32_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
+/* Integer adds: mct_arith.h's conversion (a value that does not fit the type
+ * is dropped and flagged) and its overflow test on the old value the atomic
+ * returns, as on the GPU. */
+static void add_i32(const mct_tally_view_t* view, int32_t* p, double v) {
+    int32_t x = 0;
+    const unsigned bad = mct_arith_i32_from_f64(v, &x);
+    if (bad) return raise_flag(view, bad);
+    const int32_t old = (int32_t)__atomic_fetch_add((uint32_t*)p, (uint32_t)x, __ATOMIC_RELAXED);
+    int overflow;
+    (void)mct_arith_add_i32(old, x, &overflow);
+    if (overflow) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
+}
+
+static void add_u64(const mct_tally_view_t* view, uint64_t* p, double v) {
+    uint64_t x = 0;
+    const unsigned bad = mct_arith_u64_from_f64(v, &x);
+    if (bad) return raise_flag(view, bad);
+    const uint64_t old = __atomic_fetch_add(p, x, __ATOMIC_RELAXED);
+    int overflow;
+    (void)mct_arith_add_u64(old, x, &overflow);
+    if (overflow) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
+}
+
 /* One contribution to element k of `base` (bins or a replica), atomically. */
-static void add_value(void* base, mct_dtype_t dtype, int64_t k, double v) {
-    switch (dtype) {
-    /* Integers: mct_arith_int_from_f64's rounding, then wrapped to the width, as on the GPU. */
-    case MCT_DTYPE_I32: __atomic_fetch_add((uint32_t*)base + k, (uint32_t)(uint64_t)mct_arith_int_from_f64(v), __ATOMIC_RELAXED); break;
-    case MCT_DTYPE_U64: __atomic_fetch_add((uint64_t*)base + k, (uint64_t)mct_arith_int_from_f64(v), __ATOMIC_RELAXED); break;
+static void add_value(const mct_tally_view_t* view, void* base, int64_t k, double v) {
+    switch (view->dtype) {
+    case MCT_DTYPE_I32: add_i32(view, (int32_t*)base + k, v); break;
+    case MCT_DTYPE_U64: add_u64(view, (uint64_t*)base + k, v); break;
     case MCT_DTYPE_F32: atomic_add_f32((float*)base + k, (float)v); break;
     default: atomic_add_f64((double*)base + k, v); break;
     }
@@ -99,13 +121,13 @@ static void add_one(const mct_tally_view_t* view, uint32_t key, double v, uint64
     case MCT_METHOD_REPLICATED: {
         /* A private replica when there is one per thread; shared replicas stay right through atomics. */
         const int64_t r = (int64_t)thread_id() % view->nreplicas;
-        add_value((char*)view->replicas + (size_t)(r * view->nbins) * mct_dtype_size(view->dtype), view->dtype, key, v);
+        add_value(view, (char*)view->replicas + (size_t)(r * view->nbins) * mct_dtype_size(view->dtype), key, v);
         break;
     }
     case MCT_METHOD_KAHAN: kahan_add((mct_kahan_pair_t*)view->bins + key, v); break;
     case MCT_METHOD_FIXED: fixed_add(view, key, v); break;
     case MCT_METHOD_SORT_REDUCE: append_pair(view, key, v); break;
-    default: add_value(view->bins, view->dtype, key, v); break;
+    default: add_value(view, view->bins, key, v); break;
     }
 }
 

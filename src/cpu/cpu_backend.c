@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cpu_backend.h"
+#include "mctally/mct_arith.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -61,28 +62,46 @@ static mct_status_t cpu_to_host(void* dst, const void* src, size_t bytes, void* 
 }
 
 /* Each bin sums its replicas in replica order: the result depends only on the
- * data, not on the number of OpenMP threads. */
-#define MCT__CPU_REDUCE(T)                                                        \
-    do {                                                                          \
-        T* b = (T*)bins;                                                          \
-        const T* r = (const T*)replicas;                                          \
-        _Pragma("omp parallel for schedule(static)") for (int64_t k = 0; k < nbins; ++k) { \
-            T s = b[k];                                                           \
-            for (int64_t i = 0; i < nreplicas; ++i) s += r[i * nbins + k];        \
-            b[k] = s;                                                             \
-        }                                                                         \
+ * data, not on the number of OpenMP threads. Integer sums are checked
+ * (mct_arith.h): any add out of the type's range raises OVERFLOW. */
+#define MCT__CPU_REDUCE(T, ADD)                                                                 \
+    do {                                                                                        \
+        T* b = (T*)bins;                                                                        \
+        const T* r = (const T*)replicas;                                                        \
+        _Pragma("omp parallel for schedule(static) reduction(| : overflow)") for (int64_t k = 0; k < nbins; ++k) { \
+            T s = b[k];                                                                         \
+            for (int64_t i = 0; i < nreplicas; ++i) s = ADD(s, r[i * nbins + k], &overflow);    \
+            b[k] = s;                                                                           \
+        }                                                                                       \
     } while (0)
 
+static float add_f32(float a, float b, int* overflow) { (void)overflow; return a + b; }
+static double add_f64(double a, double b, int* overflow) { (void)overflow; return a + b; }
+static int32_t add_i32(int32_t a, int32_t b, int* overflow) {
+    int o;
+    const int32_t r = mct_arith_add_i32(a, b, &o);
+    *overflow |= o;
+    return r;
+}
+static uint64_t add_u64(uint64_t a, uint64_t b, int* overflow) {
+    int o;
+    const uint64_t r = mct_arith_add_u64(a, b, &o);
+    *overflow |= o;
+    return r;
+}
+
 static mct_status_t cpu_reduce_replicas(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
-                                        mct_dtype_t dtype, mct__scratch_t* scratch, void* stream) {
+                                        mct_dtype_t dtype, unsigned* flags, mct__scratch_t* scratch, void* stream) {
     (void)scratch;
+    int overflow = 0;
     switch (dtype) {
-    case MCT_DTYPE_I32: MCT__CPU_REDUCE(int32_t); break;
-    case MCT_DTYPE_U64: MCT__CPU_REDUCE(uint64_t); break;
-    case MCT_DTYPE_F32: MCT__CPU_REDUCE(float); break;
-    case MCT_DTYPE_F64: MCT__CPU_REDUCE(double); break;
+    case MCT_DTYPE_I32: MCT__CPU_REDUCE(int32_t, add_i32); break;
+    case MCT_DTYPE_U64: MCT__CPU_REDUCE(uint64_t, add_u64); break;
+    case MCT_DTYPE_F32: MCT__CPU_REDUCE(float, add_f32); break;
+    case MCT_DTYPE_F64: MCT__CPU_REDUCE(double, add_f64); break;
     default: return MCT_STATUS_UNKNOWN_DTYPE;
     }
+    if (overflow) __atomic_fetch_or(flags, MCT_TALLY_FLAG_OVERFLOW, __ATOMIC_RELAXED);
     return cpu_zero(replicas, (size_t)(nbins * nreplicas) * mct_dtype_size(dtype), stream);
 }
 

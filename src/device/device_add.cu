@@ -205,7 +205,7 @@ template <typename T>
 static mct_status_t sort_scatter(const mct_tally_view_t* view, const sort_scratch_t* s, int n, cudaStream_t stream) {
     const unsigned grid = (unsigned)((n + MCT_ADD_THREADS - 1) / MCT_ADD_THREADS);
     MCT_LAUNCH(mct_kernel_sort_scatter<T>, grid, MCT_ADD_THREADS, 0, stream, (T*)view->bins, s->run_bins, s->run_sums,
-               s->num_runs);
+               s->num_runs, view->flags);
     return MCT_LAUNCH_CHECK();
 }
 

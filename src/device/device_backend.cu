@@ -79,12 +79,12 @@ static int column_blocks(int64_t nbins) {
 /* Few bins and many replicas go through per-block partial sums first, so the
  * work spreads over the GPU; the chunking depends on (R, B) only. */
 template <typename T>
-static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, int64_t nreplicas,
+static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, int64_t nreplicas, unsigned* flags,
                                          mct__scratch_t* scratch, cudaStream_t stream) {
     mct_status_t st = MCT_STATUS_SUCCESS;
     if (nbins >= 4096 || nreplicas < 8192) {
         MCT_LAUNCH(mct_kernel_replicas_by_column<T>, column_blocks(nbins), MCT_REPLICA_THREADS, 0, stream, bins,
-                   replicas, nbins, nreplicas);
+                   replicas, nbins, nreplicas, flags);
         return MCT_LAUNCH_CHECK();
     }
     int64_t parts = div_up(nreplicas, 8192);
@@ -94,11 +94,11 @@ static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, i
     if ((st = mct__scratch_reserve(scratch, (size_t)(parts * nbins) * sizeof(T), &region))) return st;
     T* partial = (T*)region;
     MCT_LAUNCH(mct_kernel_replicas_partial<T>, (unsigned)parts, MCT_REPLICA_THREADS, 0, stream, partial, replicas,
-               nbins, nreplicas, rows);
+               nbins, nreplicas, rows, flags);
     st = MCT_LAUNCH_CHECK();
     if (!st) {
         MCT_LAUNCH(mct_kernel_replicas_by_column<T>, column_blocks(nbins), MCT_REPLICA_THREADS, 0, stream, bins,
-                   partial, nbins, parts);
+                   partial, nbins, parts, flags);
         st = MCT_LAUNCH_CHECK();
     }
     /* The scratch region is free again only once the reduction has read it. */
@@ -107,14 +107,14 @@ static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, i
 }
 
 static mct_status_t device_reduce_replicas(void* bins, void* replicas, int64_t nbins, int64_t nreplicas,
-                                           mct_dtype_t dtype, mct__scratch_t* scratch, void* stream) {
+                                           mct_dtype_t dtype, unsigned* flags, mct__scratch_t* scratch, void* stream) {
     cudaStream_t s = (cudaStream_t)stream;
     mct_status_t st;
     switch (dtype) {
-    case MCT_DTYPE_I32: st = reduce_replicas_typed((int32_t*)bins, (int32_t*)replicas, nbins, nreplicas, scratch, s); break;
-    case MCT_DTYPE_U64: st = reduce_replicas_typed((uint64_t*)bins, (uint64_t*)replicas, nbins, nreplicas, scratch, s); break;
-    case MCT_DTYPE_F32: st = reduce_replicas_typed((float*)bins, (float*)replicas, nbins, nreplicas, scratch, s); break;
-    case MCT_DTYPE_F64: st = reduce_replicas_typed((double*)bins, (double*)replicas, nbins, nreplicas, scratch, s); break;
+    case MCT_DTYPE_I32: st = reduce_replicas_typed((int32_t*)bins, (int32_t*)replicas, nbins, nreplicas, flags, scratch, s); break;
+    case MCT_DTYPE_U64: st = reduce_replicas_typed((uint64_t*)bins, (uint64_t*)replicas, nbins, nreplicas, flags, scratch, s); break;
+    case MCT_DTYPE_F32: st = reduce_replicas_typed((float*)bins, (float*)replicas, nbins, nreplicas, flags, scratch, s); break;
+    case MCT_DTYPE_F64: st = reduce_replicas_typed((double*)bins, (double*)replicas, nbins, nreplicas, flags, scratch, s); break;
     default: return MCT_STATUS_UNKNOWN_DTYPE;
     }
     if (st) return st;

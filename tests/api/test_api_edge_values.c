@@ -6,7 +6,13 @@
  * and hold the same bits in both bins (a NaN counts as equal to a NaN: IEEE
  * leaves its payload to the hardware). The defined outcomes are checked too:
  * fixed drops NaN and Inf as NONFINITE and a finite value past 2^63 units as
- * OVERFLOW, and integer bins take the saturated, rounded value, wrapped. */
+ * OVERFLOW, and integer bins take the rounded value (ties to even) when it
+ * fits their type, and otherwise drop it: NaN and Inf as NONFINITE, a finite
+ * value out of range (3e9 into i32, -1 into u64) as OVERFLOW. A second pass
+ * adds many values into one bin, so that the integer sums go through each
+ * method's partial sums (warp and block aggregation, shared copies, replicas
+ * and their reduction): a total past the type's range must be OVERFLOW on
+ * every backend and method, one just inside it exact. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -62,19 +68,19 @@ static void describe(mct_backend_t b, mct_method_t m, mct_dtype_t d, double v) {
     snprintf(current, sizeof current, "%s %s %s, value %a", mct_backend_name(b), mct_method_name(m), mct_dtype_name(d), v);
 }
 
-/* The integer a bin of type d holds after adding v once: rounded to nearest
- * (ties to even), saturated to int64 (NaN: 0), wrapped to the width. */
-static int64_t int_expected(mct_dtype_t d, double v) {
-    int64_t r;
-    if (v != v)
-        r = 0;
-    else if (v >= 0x1p63)
-        r = INT64_MAX;
-    else if (v < -0x1p63)
-        r = INT64_MIN;
-    else
-        r = (int64_t)nearbyint(v);
-    return d == MCT_DTYPE_I32 ? (int64_t)(int32_t)(uint32_t)(uint64_t)r : r;
+/* What an integer tally of type d reports for v alone in a bin, and the exact
+ * sum it keeps: rounded to nearest (ties to even) when that fits the type (and,
+ * for the host's int64 sums, int64); else dropped, with NONFINITE for NaN and
+ * Inf and OVERFLOW for a finite value. */
+static mct_status_t int_expected(mct_dtype_t d, double v, int64_t* kept) {
+    *kept = 0;
+    if (!isfinite(v)) return MCT_STATUS_NONFINITE_VALUE;
+    const double r = nearbyint(v);
+    if (d == MCT_DTYPE_I32 && (r < -0x1p31 || r >= 0x1p31)) return MCT_STATUS_OVERFLOW;
+    if (d == MCT_DTYPE_U64 && (r < 0.0 || r >= 0x1p64)) return MCT_STATUS_OVERFLOW;
+    if (r >= 0x1p63) return MCT_STATUS_OVERFLOW; /* fits u64, not the int64 running sum */
+    *kept = (int64_t)r;
+    return MCT_STATUS_SUCCESS;
 }
 
 /* What fixed must report for v (in the tally's type): NONFINITE, OVERFLOW or success. */
@@ -87,9 +93,10 @@ static mct_status_t fixed_expected_status(double v) {
 static void check_defined(mct_method_t m, mct_dtype_t d, double v, const outcome_t* o) {
     const double entry = d == MCT_DTYPE_F32 ? (double)(float)v : v; /* an f32 tally takes f32 values */
     if (d == MCT_DTYPE_I32 || d == MCT_DTYPE_U64) {
-        ASSERT_EQ_I64(o->isums[0], int_expected(d, v));
+        int64_t kept = 0;
+        ASSERT_STATUS(o->status, int_expected(d, v, &kept));
+        ASSERT_EQ_I64(o->isums[0], kept);
         ASSERT_EQ_I64(o->isums[1], 1); /* 1.25 rounds to 1 */
-        ASSERT_STATUS(o->status, MCT_STATUS_SUCCESS);
     } else if (m == MCT_METHOD_FIXED) {
         const mct_status_t want = fixed_expected_status(entry);
         ASSERT_STATUS(o->status, want);
@@ -107,6 +114,57 @@ static void check_defined(mct_method_t m, mct_dtype_t d, double v, const outcome
     }
 }
 
+/* N copies of v into bin 0 of an integer tally: the status and exact sum
+ * must be the same on every backend and method that serves the type. */
+#define SUM_N 4096
+static int run_sums(const mct_backend_t* backends, size_t nbackends) {
+    static uint32_t keys[SUM_N];
+    static double values[SUM_N];
+    struct {
+        mct_dtype_t d;
+        double v;
+        int n;
+        mct_status_t want;
+        int64_t sum;
+    } const cases[] = {
+        {MCT_DTYPE_I32, 1e6, 2147, MCT_STATUS_SUCCESS, INT64_C(2147000000)},   /* inside 2^31 */
+        {MCT_DTYPE_I32, 1e6, 2148, MCT_STATUS_OVERFLOW, 0},                      /* 2.148e9 > 2^31 - 1 */
+        {MCT_DTYPE_I32, -1e6, 2147, MCT_STATUS_SUCCESS, INT64_C(-2147000000)}, /* inside -2^31 */
+        {MCT_DTYPE_I32, -1e6, 2148, MCT_STATUS_OVERFLOW, 0},                     /* -2.148e9 < -2^31 */
+        {MCT_DTYPE_U64, 0x1p50, 4096, MCT_STATUS_SUCCESS, INT64_C(1) << 62},    /* 2^62 */
+        {MCT_DTYPE_U64, 0x1p52, 4096, MCT_STATUS_OVERFLOW, 0},                   /* 2^64: the u64 add carries */
+        {MCT_DTYPE_U64, 0x1p51, 4096, MCT_STATUS_OVERFLOW, 0},                   /* 2^63: fits u64, not the int64 sum */
+    };
+    int ran = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        const mct_status_t want = cases[c].want;
+        const int64_t want_sum = cases[c].sum;
+        for (int i = 0; i < cases[c].n; ++i) keys[i] = 0u, values[i] = cases[c].v;
+        for (int m = 0; m < MCT_METHOD_COUNT; ++m)
+            for (size_t b = 0; b < nbackends; ++b) {
+                if (mct_method_supports((mct_method_t)m, cases[c].d, backends[b])) continue;
+                mct_tally_desc_t desc;
+                mct_tally_desc_init(&desc);
+                desc.backend = backends[b], desc.method = (mct_method_t)m, desc.dtype = cases[c].d, desc.bins = 2;
+                mct_tally_t t = NULL;
+                if (mct_tally_create(&t, &desc) != MCT_STATUS_SUCCESS) continue;
+                describe(backends[b], (mct_method_t)m, cases[c].d, cases[c].v);
+                ASSERT_STATUS(mct_tally_add(t, keys, values, cases[c].n), MCT_STATUS_SUCCESS);
+                ASSERT_STATUS(mct_tally_end_batch(t, 1), want);
+                int64_t sums[2] = {0, 0};
+                ASSERT_STATUS(mct_tally_sums_i64(t, sums), MCT_STATUS_SUCCESS);
+                if (want == MCT_STATUS_SUCCESS) ASSERT_EQ_I64(sums[0], want_sum);
+                if (cases[c].d == MCT_DTYPE_U64 && want != MCT_STATUS_SUCCESS) ASSERT_EQ_I64(sums[0], 0);
+                unsigned flags = 0;
+                ASSERT_STATUS(mct_tally_flags(t, &flags), MCT_STATUS_SUCCESS);
+                ASSERT_EQ_I64((int64_t)(flags & MCT_TALLY_FLAG_OVERFLOW), want == MCT_STATUS_SUCCESS ? 0 : 1);
+                mct_tally_destroy(t);
+                ++ran;
+            }
+    }
+    return ran;
+}
+
 int main(void) {
     const double limit = 0x1p63 / 0x1p32; /* fixed's first value past the int64 range, at FRAC_BITS */
     const double values[] = {
@@ -115,7 +173,8 @@ int main(void) {
         nextafter(limit, 0.0),            -limit,          nextafter(-limit, 0.0),  -nextafter(limit, INFINITY),
         2147483647.5,    2147483648.0,     -2147483648.5,   0x1p63,         nextafter(0x1p63, 0.0),
         0x1p64,          3.5e38,           (double)FLT_MAX, 1e-46,          2.5,
-        -0.0,
+        -0.0,            3e9,              -1.0,            -0.5,           -0.75,
+        -2147483649.0,   2147483647.0,     0x1.8p63,        nextafter(0x1p64, 0.0),
     };
     const size_t nvalues = sizeof values / sizeof *values;
     const mct_backend_t backends[] = {MCT_BACKEND_CPU, MCT_BACKEND_EMULATED, MCT_BACKEND_CUDA};
@@ -149,6 +208,9 @@ int main(void) {
             }
     printf("%d edge-value cases, %d compared across backends\n", cases, compared);
     ASSERT_TRUE(cases > 500 && compared > 200);
+    const int sum_cases = run_sums(backends, sizeof backends / sizeof *backends);
+    printf("%d integer sum cases\n", sum_cases);
+    ASSERT_TRUE(sum_cases >= 2 * 2 * 4);
     finished = 1;
     return 0;
 }

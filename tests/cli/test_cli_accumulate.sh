@@ -92,6 +92,9 @@ python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<2d', 1
 python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<2d', 1.0, 2.0))" "$work/two.values"
 python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<3d', 1.0, 2.0, 3.0))" "$work/three.values"
 head -c 13 "$work/two.values" >"$work/trunc.values"
+python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<2d', 1.0, 3e9))" "$work/big.values"
+python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<2d', 1.0, -1.0))" "$work/neg.values"
+python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<2d', 1e308, 1e308))" "$work/huge.values"
 : >"$work/empty.keys"
 expect_error out_of_range "outside the 50 bins" --bins 50 --keys "$work/two.keys" --values "$work/two.values"
 expect_error nan "not a finite number" --bins 100 --keys "$work/two.keys" --values "$work/nan.values"
@@ -104,6 +107,13 @@ expect_error zero_bins "expected a whole number 1" --bins 0 --keys "$work/two.ke
 expect_error shared_too_large "do not fit in a block's 48 KiB" --bins 7000 --keys "$work/two.keys" --values "$work/two.values" --method shared --backend emulated
 expect_error kahan_f64 "cannot serve" --bins 100 --keys "$work/two.keys" --values "$work/two.values" --method kahan --dtype f64 --backend cpu
 expect_error fixed_overflow "fixed-point overflow" --bins 100 --keys "$work/two.keys" --values "$work/two.values" --method fixed --frac-bits 62 --backend cpu
+# Integer tallies never wrap: a value that does not fit the type is refused (3e9 into i32, -1 into u64).
+for b in cpu emulated; do
+    expect_error i32_overflow_$b "integer overflow" --bins 100 --keys "$work/two.keys" --values "$work/big.values" --dtype i32 --backend $b
+    expect_error u64_negative_$b "integer overflow" --bins 100 --keys "$work/two.keys" --values "$work/neg.values" --dtype u64 --backend $b
+done
+# Values whose total passes the double range: the default fraction bits stay defined (0) and fixed reports the overflow.
+expect_error fixed_default_bits_huge "fixed-point overflow with 0 fraction bits" --bins 100 --keys "$work/two.keys" --values "$work/huge.values" --method fixed --backend cpu
 # An output path that cannot be written is refused before any work.
 if "$MCT" accumulate --bins 100 --keys "$work/two.keys" --values "$work/two.values" --out "$work/no/dir/x.out" \
     >/dev/null 2>"$work/err"; then

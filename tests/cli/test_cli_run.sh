@@ -118,6 +118,7 @@ for out in "$work/plain_file" "$work/no/such/dir"; do
     fi
 done
 "$MCT" methods | grep -q "block_reduce" || fail "methods lacks block_reduce"
+"$MCT" methods | grep -q "never wrapped" || fail "methods lacks the integer overflow rule"
 "$MCT" --version | grep -q "mctally " || fail "--version"
 "$MCT" --help | grep -q "usage" || fail "--help"
 "$MCT" run --help | grep -q "usage" || fail "run --help"

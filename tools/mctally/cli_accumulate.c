@@ -119,13 +119,15 @@ static int check_data(const acc_args_t* a, const uint32_t* keys, const double* v
 }
 
 /* The largest scale that keeps any partial sum of the data inside int64 with a
- * factor 2 to spare: sum |v| * 2^bits < 2^62. */
+ * factor 2 to spare: sum |v| * 2^bits < 2^62. The bit count is clamped in
+ * double before it becomes an int: a total past the double range (Inf) or
+ * below 2^-62 stays defined (0 and 62 bits). */
 static int default_frac_bits(const double* values, int64_t n) {
     double total = 0.0;
     for (int64_t i = 0; i < n; ++i) total += fabs(values[i]);
     if (total == 0.0) return 32;
-    int bits = (int)floor(62.0 - log2(total)) - 1;
-    return bits < 0 ? 0 : (bits > 62 ? 62 : bits);
+    const double bits = floor(62.0 - log2(total)) - 1.0;
+    return !(bits > 0.0) ? 0 : (bits > 62.0 ? 62 : (int)bits);
 }
 
 static int write_file(const char* path, const void* data, size_t bytes, const char* text) {
@@ -176,9 +178,13 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
         if (st == MCT_STATUS_TOO_LARGE)
             return mct_cli_error("accumulate: %lld bins of %s do not fit in a block's 48 KiB of shared memory (method %s)",
                                  (long long)d.bins, mct_dtype_name(d.dtype), mct_method_name(d.method));
-        if (st == MCT_STATUS_OVERFLOW)
+        if (st == MCT_STATUS_OVERFLOW && d.method == MCT_METHOD_FIXED)
             return mct_cli_error("accumulate: fixed-point overflow with %d fraction bits; use a smaller --frac-bits",
                                  d.fixed_frac_bits);
+        if (st == MCT_STATUS_OVERFLOW)
+            return mct_cli_error("accumulate: integer overflow: a value or a bin's sum does not fit %s (use a wider "
+                                 "type or a float one)",
+                                 mct_dtype_name(d.dtype));
         return mct_cli_error("accumulate: %s (%s)", mct_status_string(st), mct_status_name(st));
     }
     char device[256];

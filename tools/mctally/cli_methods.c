@@ -9,7 +9,10 @@ int mct_cli_methods(int argc, char** argv) {
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             puts("usage: mctally methods\nLists every tally method: the value types it serves, the determinism it\n"
-                 "gives for integer and float types, and the backends it runs on.");
+                 "gives for integer and float types, and the backends it runs on. Integer tallies never wrap, with\n"
+                 "any method: a value that does not fit the type (3e9 into i32, a negative value into u64) is\n"
+                 "dropped and reported as OVERFLOW (NaN and Inf as NONFINITE), and a sum past the type's range\n"
+                 "is reported as OVERFLOW.");
             return 0;
         }
         return mct_cli_error("methods: unexpected argument '%s'", argv[i]);
@@ -37,5 +40,8 @@ int mct_cli_methods(int argc, char** argv) {
                mct_determinism_name(mct_method_determinism((mct_method_t)m, MCT_DTYPE_F64)), backends,
                mct_method_summary((mct_method_t)m));
     }
+    puts("\nIntegers (i32, u64): exact with every method, never wrapped: an input that does not fit the type\n"
+         "(3e9 into i32; below -0.5 into u64) is dropped as OVERFLOW, NaN/Inf as NONFINITE, and any add or\n"
+         "partial sum past the type's range is reported as OVERFLOW by mct_tally_end_batch.");
     return 0;
 }

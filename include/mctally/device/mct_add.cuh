@@ -43,6 +43,12 @@
  *   on every run, launch shape, GPU and the CPU backend. NaN/Inf values are
  *   dropped (MCT_TALLY_FLAG_NONFINITE); |v * 2^s| >= 2^63 and int64 overflow of a
  *   group sum or a bin raise MCT_TALLY_FLAG_OVERFLOW.
+ *
+ * Integer tallies (int32_t, uint64_t) never wrap, whatever the method: the
+ * atomics return the old value and the overflow test is made on it, group sums
+ * combine by mct_checked_plus, a private replica's add tests the value it read
+ * (thread_checked.cuh); a sum out of the type's range raises
+ * MCT_TALLY_FLAG_OVERFLOW (mct_tally.h).
  * - replicated: adds into replica (global thread rank mod nreplicas). The host
  *   reserves one replica per thread of the grid (mct_tally_reserve_replicas), so
  *   each thread owns its replica and a plain add suffices; when the grid has
@@ -77,6 +83,7 @@
 #include "mctally/device/mct_cuda.cuh"
 #include "mctally/device/thread/thread_atomic.cuh"
 #include "mctally/device/thread/thread_cas.cuh"
+#include "mctally/device/thread/thread_checked.cuh"
 #include "mctally/device/thread/thread_fixed.cuh"
 #include "mctally/device/thread/thread_kahan.cuh"
 #include "mctally/device/thread/thread_loss.cuh"
@@ -136,18 +143,6 @@ using mct__acc_t = typename std::conditional<
     typename std::conditional<M == MCT_METHOD_KAHAN || M == MCT_METHOD_KAHAN_NAIVE || M == MCT_METHOD_SORT_REDUCE,
                               double, T>::type>::type;
 
-/** Fixed-point group sums: a wrapping add that raises OVERFLOW (rare) itself,
- * so the flag needs no extra reduction. */
-struct mct__fixed_plus {
-    unsigned int* flags;
-    __device__ __forceinline__ int64_t operator()(int64_t a, int64_t b) const {
-        int overflow;
-        const int64_t r = mct_fixed_add_wrapping(a, b, &overflow);
-        if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
-        return r;
-    }
-};
-
 /** Step 1: the contribution in the method's carrier type; false drops it. */
 template <typename T, mct_method_t M>
 __device__ __forceinline__ bool mct__prepare(const mct_tally_view_t& view, T value, mct__acc_t<T, M>* out) {
@@ -185,7 +180,7 @@ __device__ __forceinline__ void mct__append_pair(const mct_tally_view_t& view, i
 template <typename T>
 __device__ __forceinline__ void mct__replica_add(const mct_tally_view_t& view, int64_t bin, T v) {
     if (view.replicas == NULL || view.nreplicas <= 0) {
-        mct_atomic_add((T*)view.bins + bin, v);
+        mct_atomic_add((T*)view.bins + bin, v, view.flags);
         return;
     }
     const int64_t block_threads = mct_block_threads();
@@ -194,9 +189,9 @@ __device__ __forceinline__ void mct__replica_add(const mct_tally_view_t& view, i
     const int64_t rank = block * block_threads + mct_thread_rank();
     T* p = (T*)view.replicas + (rank % view.nreplicas) * view.nbins + bin;
     if (view.nreplicas >= threads)
-        *p += v; /* private: this thread owns the replica */
+        mct_owned_add(p, v, view.flags); /* private: this thread owns the replica */
     else
-        mct_atomic_add(p, v);
+        mct_atomic_add(p, v, view.flags);
 }
 
 /** Step 3: one global update of bin by the (leader) lane. */
@@ -214,8 +209,8 @@ __device__ __forceinline__ void mct__update(const mct_tally_view_t& view, int64_
         mct__replica_add(view, bin, v);
     else if constexpr (M == MCT_METHOD_SORT_REDUCE)
         mct__append_pair(view, bin, v);
-    else /* atomic, wib, wag_match, wag on integers */
-        mct_atomic_add(bins + bin, v);
+    else /* atomic, wib, wag_match, wag on integers (checked: mct_atomic_add's flags form) */
+        mct_atomic_add(bins + bin, v, view.flags);
 }
 
 /** Whether 0 <= bin < nbins, in one unsigned comparison (nbins >= 0): a
@@ -244,10 +239,8 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
         const unsigned key = (unsigned)bin; /* bins < 2^31 */
         const unsigned peers =
             search == MCT__PEERS_MATCH ? mct_warp_peers_match(active, key) : mct_warp_peers_ballot(active, key);
-        if constexpr (L == MCT_METHOD_FIXED)
-            v = mct_warp_segmented_reduce(active, peers, v, mct__fixed_plus{view.flags});
-        else
-            v = mct_warp_segmented_reduce(active, peers, v);
+        /* Integer group sums (fixed's int64 included) are checked for overflow. */
+        v = mct_warp_segmented_reduce(active, peers, v, mct_checked_plus{view.flags});
         if (!mct_warp_is_leader(peers)) return;
     }
     mct__update<T, L>(view, bin, v);

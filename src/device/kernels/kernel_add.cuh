@@ -15,14 +15,22 @@
 #define MCT_ADD_THREADS 256
 
 /** An f64 input value in the tally's type: floats round to nearest; integers
- * follow mct_arith_int_from_f64 (nearest, ties to even, saturated), then wrap
- * to the type's width, as the CPU backend does. */
+ * follow mct_arith.h (nearest, ties to even), as the CPU backend does, and a
+ * value that does not fit is dropped (0 is returned: it adds nothing) with its
+ * flag (OVERFLOW, NONFINITE) raised in `flags`. */
+__device__ __forceinline__ unsigned mct__int_from_f64(double v, int32_t* out) { return mct_arith_i32_from_f64(v, out); }
+__device__ __forceinline__ unsigned mct__int_from_f64(double v, uint64_t* out) { return mct_arith_u64_from_f64(v, out); }
 template <typename T>
-__device__ __forceinline__ T mct__from_f64(double v) {
-    if constexpr (std::is_floating_point<T>::value)
+__device__ __forceinline__ T mct__from_f64(double v, unsigned int* flags) {
+    if constexpr (std::is_floating_point<T>::value) {
+        (void)flags;
         return (T)v;
-    else
-        return (T)(uint64_t)mct_arith_int_from_f64(v);
+    } else {
+        T x = T(0);
+        const unsigned bad = mct__int_from_f64(v, &x);
+        if (bad) mct_tally_raise(flags, bad);
+        return x;
+    }
 }
 
 /** Items a thread loads before it adds them: independent loads in flight. */
@@ -35,7 +43,8 @@ __device__ __forceinline__ T mct__from_f64(double v) {
  * U adds see neighbouring keys, which a warp-aggregating method sums (a run of
  * sorted keys stays in one warp's cached bin instead of U bins far apart). */
 template <typename T, typename Tally>
-__device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* __restrict__ keys,
+__device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_view_t& view,
+                                                 const uint32_t* __restrict__ keys,
                                                  const double* __restrict__ values, int64_t n) {
     constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
     const int lane = (int)(threadIdx.x & 31u);
@@ -52,7 +61,12 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const uint32_t* _
         }
         MCT_UNROLL
         for (int u = 0; u < U; ++u)
-            if (base + u * 32 < n) tally.add((int64_t)k[u], mct__from_f64<T>(v[u]));
+            if (base + u * 32 < n) {
+                /* An integer value is converted (and flagged) only for a bin
+                 * in range, as on the CPU backend; add() flags the others. */
+                const bool convert = std::is_floating_point<T>::value || (int64_t)k[u] < view.nbins;
+                tally.add((int64_t)k[u], convert ? mct__from_f64<T>(v[u], view.flags) : T(0));
+            }
     }
 }
 
@@ -117,10 +131,10 @@ __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_
         T v[U];
         MCT_UNROLL
         for (int u = 0; u < U; ++u)
-            v[u] = valid && c0 + u < width ? mct__from_f64<T>(values[(c0 + u) * stride + i]) : T(0);
+            v[u] = valid && fits && c0 + u < width ? mct__from_f64<T>(values[(c0 + u) * stride + i], view.flags) : T(0);
         MCT_UNROLL
         for (int u = 0; u < U; ++u)
-            if (c0 + u < width) v[u] = mct_warp_run_reduce(v[u], last);
+            if (c0 + u < width) v[u] = mct_warp_run_reduce(v[u], last, mct_checked_plus{view.flags});
         if (adds) {
             MCT_UNROLL
             for (int u = 0; u < U; ++u)
@@ -177,7 +191,7 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
                 if (first[u] + width > view.nbins) {
                     if (comp[u] == 0) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
                 } else {
-                    tally.add(first[u] + comp[u], mct__from_f64<T>(v[u]));
+                    tally.add(first[u] + comp[u], mct__from_f64<T>(v[u], view.flags));
                 }
             }
         }
@@ -232,7 +246,7 @@ static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MO
     mct_block_tally<T, M, MODE> tally(view);
     if (width == 1) {
         /* A key past the bins is flagged by add(). */
-        mct__add_singles<T>(tally, keys, values, n);
+        mct__add_singles<T>(tally, view, keys, values, n);
     } else {
         mct__add_groups<T, M, MODE>(tally, view, keys, values, n, width, stride);
     }
@@ -255,9 +269,9 @@ static __global__ void mct_kernel_sort_unpack(const mct_sort_pair_t* pairs, int6
  * one run at most, so a plain read-modify-write is race free. */
 template <typename T>
 static __global__ void mct_kernel_sort_scatter(T* bins, const uint32_t* run_bins, const double* run_sums,
-                                               const int* num_runs) {
+                                               const int* num_runs, unsigned int* flags) {
     for (int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; r < *num_runs; r += (int64_t)gridDim.x * blockDim.x)
-        bins[run_bins[r]] += mct__from_f64<T>(run_sums[r]);
+        mct_owned_add(bins + run_bins[r], mct__from_f64<T>(run_sums[r], flags), flags);
 }
 
 #endif /* !MCT_IS_EMULATED */

@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file kernel_replicas.cuh  Reduction of R replicas of B bins into the bins, in
- * an order fixed by (R, B) so float results are identical run to run. */
+ * an order fixed by (R, B) so float results are identical run to run. Integer
+ * sums are checked (mct_checked_plus): an add out of the type's range raises
+ * MCT_TALLY_FLAG_OVERFLOW in `flags`. */
 #ifndef MCT_KERNEL_REPLICAS_CUH
 #define MCT_KERNEL_REPLICAS_CUH
 
 #include "mctally/device/block/block_reduce.cuh"
+#include "mctally/device/thread/thread_checked.cuh"
 
 #define MCT_REPLICA_THREADS 256
 
 /** Many bins: one thread per bin walks its column of replicas; neighbouring
  * threads read neighbouring bins, so each row is read coalesced. */
 template <typename T>
-static __global__ void mct_kernel_replicas_by_column(T* bins, const T* replicas, int64_t nbins, int64_t nreplicas) {
+static __global__ void mct_kernel_replicas_by_column(T* bins, const T* replicas, int64_t nbins, int64_t nreplicas,
+                                                     unsigned int* flags) {
+    const mct_checked_plus op{flags};
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nbins; k += (int64_t)gridDim.x * blockDim.x) {
         T s = bins[k];
-        for (int64_t r = 0; r < nreplicas; ++r) s += replicas[r * nbins + k];
+        for (int64_t r = 0; r < nreplicas; ++r) s = op(s, replicas[r * nbins + k]);
         bins[k] = s;
     }
 }
@@ -23,14 +28,15 @@ static __global__ void mct_kernel_replicas_by_column(T* bins, const T* replicas,
  * bin into partial[p*nbins + k]. */
 template <typename T>
 static __global__ void mct_kernel_replicas_partial(T* partial, const T* replicas, int64_t nbins, int64_t nreplicas,
-                                            int64_t rows) {
+                                            int64_t rows, unsigned int* flags) {
     __shared__ mct_block_reduce_storage<T> storage;
+    const mct_checked_plus op{flags};
     const int64_t first = (int64_t)blockIdx.x * rows;
     const int64_t last = first + rows < nreplicas ? first + rows : nreplicas;
     for (int64_t k = 0; k < nbins; ++k) {
         T s = T(0);
-        for (int64_t r = first + threadIdx.x; r < last; r += blockDim.x) s += replicas[r * nbins + k];
-        s = mct_block_reduce_sum(s, storage);
+        for (int64_t r = first + threadIdx.x; r < last; r += blockDim.x) s = op(s, replicas[r * nbins + k]);
+        s = mct_block_reduce_sum(s, storage, op);
         if (threadIdx.x == 0) partial[blockIdx.x * nbins + k] = s;
     }
 }

@@ -20,7 +20,10 @@
  *     for (...) if (escaped) c.add(1.0);
  *     c.flush();
  *
- * Determinism: integer counters are exact whatever the method. For floats the
+ * Determinism: integer counters are exact whatever the method, and never wrap:
+ * the global and shared atomics test the old value they return, the register
+ * sum and the reductions add by mct_checked_plus, and an overflow raises
+ * MCT_TALLY_FLAG_OVERFLOW (thread_checked.cuh). For floats the
  * atomics' order varies (not_guaranteed), except replicated, whose replicas are
  * reduced in a fixed order by mct_tally_end_batch (run_to_run).
  * Precondition for replicated: the tally holds at least one replica per thread
@@ -30,7 +33,7 @@
 
 #include "mctally/device/block/block_privatized.cuh"
 #include "mctally/device/block/block_reduce.cuh"
-#include "mctally/device/thread/thread_atomic.cuh"
+#include "mctally/device/thread/thread_checked.cuh"
 #include "mctally/device/thread/thread_loss.cuh"
 #include "mctally/mct_tally.h"
 
@@ -62,25 +65,25 @@ struct mct_block_counter {
         if constexpr (std::is_floating_point<T>::value)
             MCT_LOSS_HOOK(view, bin, v);
         if (M == MCT_METHOD_ATOMIC) {
-            if (v != T(0)) mct_atomic_add(target, v);
+            if (v != T(0)) mct_atomic_add(target, v, view.flags);
         } else if (M == MCT_METHOD_SHARED) {
-            if (v != T(0)) mct_atomic_add(&storage.shared_bin, v);
+            if (v != T(0)) mct_atomic_add(&storage.shared_bin, v, view.flags);
         } else {
-            acc += v;
+            acc = mct_checked_plus{view.flags}(acc, v);
         }
     }
 
     __device__ __forceinline__ void flush() {
         if (M == MCT_METHOD_SHARED) {
-            mct_block_privatized_flush(&storage.shared_bin, target, 1);
+            mct_block_privatized_flush(&storage.shared_bin, target, 1, view.flags);
         } else if (M == MCT_METHOD_WARP_REDUCE) {
-            const T sum = mct_warp_reduce_sum(acc, mct_warp_width_in_block());
-            if (mct_lane() == 0 && sum != T(0)) mct_atomic_add(target, sum);
+            const T sum = mct_warp_reduce_sum(acc, mct_warp_width_in_block(), mct_checked_plus{view.flags});
+            if (mct_lane() == 0 && sum != T(0)) mct_atomic_add(target, sum, view.flags);
         } else if (M == MCT_METHOD_BLOCK_REDUCE) {
-            const T sum = mct_block_reduce_sum(acc, storage.reduce);
-            if (threadIdx.x == 0 && sum != T(0)) mct_atomic_add(target, sum);
+            const T sum = mct_block_reduce_sum(acc, storage.reduce, mct_checked_plus{view.flags});
+            if (threadIdx.x == 0 && sum != T(0)) mct_atomic_add(target, sum, view.flags);
         } else if (M == MCT_METHOD_REPLICATED) {
-            *target += acc;
+            mct_owned_add(target, acc, view.flags);
         }
     }
 };

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "mctally/device/mct_cuda.cuh"
-#include "mctally/device/thread/thread_atomic.cuh"
+#include "mctally/device/thread/thread_checked.cuh"
 
 /** Zeroes s[0, n); every thread of the block calls it, converged. The trailing
  * barrier orders the zeroing before anyone's first add. */
@@ -19,16 +19,16 @@ __device__ __forceinline__ void mct_block_privatized_zero(T* s, int64_t n) {
     __syncthreads();
 }
 
-/** Adds the non-zero bins of s[0, n) into global[0, n); every thread of the
- * block calls it, converged. The leading barrier waits for everyone's adds;
+/** Adds the non-zero bins of s[0, n) into global[0, n) (integer adds checked,
+ * overflow raised in `flags`); every thread of the block calls it, converged. The leading barrier waits for everyone's adds;
  * the bins are shared out among the threads, so each bin costs one atomic per
  * block at most. */
 template <typename T>
-__device__ __forceinline__ void mct_block_privatized_flush(const T* s, T* global, int64_t n) {
+__device__ __forceinline__ void mct_block_privatized_flush(const T* s, T* global, int64_t n, unsigned int* flags) {
     __syncthreads();
     for (int64_t k = mct_thread_rank(); k < n; k += mct_block_threads()) {
         const T v = s[k];
-        if (v != T(0)) mct_atomic_add(global + k, v);
+        if (v != T(0)) mct_atomic_add(global + k, v, flags);
     }
 }
 

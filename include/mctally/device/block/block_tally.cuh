@@ -38,7 +38,8 @@
  * - every other method: per lane; construction and flush() are no-ops (no
  *   barrier) and add() is mct_add<T, M>.
  * Determinism: not_guaranteed for floats (the order of atomics varies), exact
- * for integers. */
+ * for integers, whose adds (shared atomics, register and warp sums, flushes)
+ * are all checked for overflow (thread_checked.cuh). */
 #ifndef MCT_BLOCK_TALLY_CUH
 #define MCT_BLOCK_TALLY_CUH
 
@@ -121,7 +122,7 @@ struct mct_block_tally {
                             : mct_block_mode_of(M == MCT_METHOD_FROM_VIEW ? v.method : M, v.nbins, sizeof(T))),
           storage_offset((int)((unsigned char*)shared_storage - dynamic_storage())) {
         registers.zero();
-        cached.reset();
+        cached.reset(v.flags);
         if (in(MCT_BLOCK_MODE_SHARED) || in(MCT_BLOCK_MODE_AGGREGATED))
             mct_block_privatized_zero(bins_shared(), view.nbins);
         else if (in(MCT_BLOCK_MODE_KAHAN))
@@ -157,7 +158,7 @@ struct mct_block_tally {
         } else if (in(MCT_BLOCK_MODE_AGGREGATED_GLOBAL)) {
             cached.add((T*)view.bins, view.nbins, bin, value);
         } else if (in(MCT_BLOCK_MODE_SHARED)) {
-            mct_atomic_add(bins_shared() + bin, value);
+            mct_atomic_add(bins_shared() + bin, value, view.flags);
         }
     }
 
@@ -177,11 +178,11 @@ struct mct_block_tally {
         if (in(MCT_BLOCK_MODE_AGGREGATED)) cached.flush(bins_shared());
         if (in(MCT_BLOCK_MODE_AGGREGATED_GLOBAL)) cached.flush((T*)view.bins);
         if (in(MCT_BLOCK_MODE_SHARED) || in(MCT_BLOCK_MODE_AGGREGATED))
-            mct_block_privatized_flush(bins_shared(), (T*)view.bins, view.nbins);
+            mct_block_privatized_flush(bins_shared(), (T*)view.bins, view.nbins, view.flags);
         else if (in(MCT_BLOCK_MODE_REGISTERS))
             registers.flush((T*)view.bins, (int)view.nbins,
                             (M == MCT_METHOD_FROM_VIEW ? view.method : M) == MCT_METHOD_WARP_REDUCE,
-                            (T*)storage());
+                            (T*)storage(), view.flags);
         else if (in(MCT_BLOCK_MODE_KAHAN))
             mct_block_kahan_flush((const mct_kahan_pair_t*)storage(), (mct_kahan_pair_t*)view.bins, view.nbins);
     }

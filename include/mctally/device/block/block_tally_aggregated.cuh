@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "mctally/device/mct_cuda.cuh"
-#include "mctally/device/thread/thread_atomic.cuh"
+#include "mctally/device/thread/thread_checked.cuh"
 #include "mctally/device/warp/warp_peers.cuh"
 #include "mctally/device/warp/warp_reduce.cuh"
 #include "mctally/device/warp/warp_segmented_reduce.cuh"
@@ -30,10 +30,12 @@ template <typename T>
 struct mct_warp_cached_bin {
     int64_t bin; /* the warp's cached bin (-1: none) */
     T sum;       /* this lane's share of its sum */
+    unsigned int* flags; /* the tally's flag word: integer sums are checked (thread_checked.cuh) */
 
-    __device__ __forceinline__ void reset(void) {
+    __device__ __forceinline__ void reset(unsigned int* tally_flags) {
         bin = -1;
         sum = T(0);
+        flags = tally_flags;
     }
 
     /** target[b] += value from any lanes, b < nbins (checked by the caller). */
@@ -43,13 +45,13 @@ struct mct_warp_cached_bin {
             /* 32-bit keys where they suffice: the narrower match is the cheaper one. */
             const unsigned peers = nbins <= 0xffffffffll ? mct_warp_peers_match(active, (unsigned)b)
                                                          : mct_warp_peers_match(active, (unsigned long long)b);
-            const T group = mct_warp_segmented_reduce(active, peers, value);
-            if (mct_warp_is_leader(peers)) mct_atomic_add(target + b, group);
+            const T group = mct_warp_segmented_reduce(active, peers, value, mct_checked_plus{flags});
+            if (mct_warp_is_leader(peers)) mct_atomic_add(target + b, group, flags);
             return;
         }
         const bool in_cache = b == bin;
         const unsigned cached = __ballot_sync(active, in_cache);
-        if (in_cache) sum = mct_plus{}(sum, value); /* each lane its own share */
+        if (in_cache) sum = mct_checked_plus{flags}(sum, value); /* each lane its own share */
         const unsigned left = ~cached;
         if (left == 0u) return;
         const int first = __ffs((int)left) - 1;
@@ -62,12 +64,12 @@ struct mct_warp_cached_bin {
                 bin = lead_bin;
                 sum = in_lead ? value : T(0);
             } else {
-                const T s = mct_warp_reduce_sum(in_lead ? value : T(0), 32);
-                if (mct_lane() == 0) mct_atomic_add(target + lead_bin, s);
+                const T s = mct_warp_reduce_sum(in_lead ? value : T(0), 32, mct_checked_plus{flags});
+                if (mct_lane() == 0) mct_atomic_add(target + lead_bin, s, flags);
             }
             if (in_lead) return;
         }
-        if (!in_cache) mct_atomic_add(target + b, value);
+        if (!in_cache) mct_atomic_add(target + b, value, flags);
     }
 
     /** The cached bin's sum (the lanes' shares, reduced) into target; a full
@@ -75,8 +77,8 @@ struct mct_warp_cached_bin {
      * nothing; a NaN is added. */
     __device__ __forceinline__ void flush(T* target) {
         if (bin < 0) return;
-        const T s = mct_warp_reduce_sum(sum, 32);
-        if (mct_lane() == 0 && (s != T(0) || s != s)) mct_atomic_add(target + bin, s);
+        const T s = mct_warp_reduce_sum(sum, 32, mct_checked_plus{flags});
+        if (mct_lane() == 0 && (s != T(0) || s != s)) mct_atomic_add(target + bin, s, flags);
     }
 };
 

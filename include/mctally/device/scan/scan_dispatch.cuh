@@ -48,6 +48,10 @@ static inline mct_status_t mct_dispatch_scan_variant(void* d_temp, size_t* temp_
     using state_t = mct_scan_tile_state<T, Policy::state>;
     if (!temp_bytes) return MCT_STATUS_NULL_POINTER;
     if (n < 0) return MCT_STATUS_INVALID_VALUE;
+    /* Checked before the size query, whose product would overflow for such n;
+     * the division form of ceil(n / tile) cannot overflow. */
+    const int64_t tiles = n / Policy::tile_items + (n % Policy::tile_items != 0);
+    if (tiles > INT32_MAX) return MCT_STATUS_TOO_LARGE; /* grid.x and the 32-bit tile counter */
     const size_t need = mct_scan_temp_bytes<Policy, T>(n);
     if (!d_temp) {
         *temp_bytes = need;
@@ -56,8 +60,6 @@ static inline mct_status_t mct_dispatch_scan_variant(void* d_temp, size_t* temp_
     if (*temp_bytes < need) return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
     if (!in || !out) return MCT_STATUS_NULL_POINTER;
-    const int64_t tiles = (n + Policy::tile_items - 1) / Policy::tile_items;
-    if (tiles > INT32_MAX) return MCT_STATUS_TOO_LARGE; /* grid.x and the 32-bit tile counter */
     char* base = (char*)(((uintptr_t)d_temp + 255u) & ~(uintptr_t)255u);
     unsigned* counter = (unsigned*)base;
     const state_t state = state_t::carve(base + 256, tiles);

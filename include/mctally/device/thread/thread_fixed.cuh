@@ -17,13 +17,9 @@
 #include <stdint.h>
 
 #include "mctally/device/mct_cuda.cuh"
+#include "mctally/device/thread/thread_checked.cuh"
 #include "mctally/mct_arith.h"
 #include "mctally/mct_tally.h"
-
-/** Sets `bits` in a tally's flag word (rare events only: one atomicOr each). */
-__device__ __forceinline__ void mct_tally_raise(unsigned int* flags, unsigned bits) {
-    if (flags) atomicOr(flags, bits);
-}
 
 /** *addr += v with one integer atomic; an int64 overflow of the bin is found
  * from the returned old value and raised in `flags`. */

@@ -4,6 +4,8 @@
 #ifndef MCT_WARP_REDUCE_CUH
 #define MCT_WARP_REDUCE_CUH
 
+#include <type_traits>
+
 #include "mctally/device/mct_cuda.cuh"
 
 /** Mask of lanes [0, width), 1 <= width <= 32. */
@@ -11,23 +13,42 @@ __device__ __forceinline__ unsigned mct_warp_prefix_mask(int width) {
     return width >= 32 ? 0xffffffffu : ((1u << width) - 1u);
 }
 
+/** The default combine of the reductions: a + b. */
+struct mct__plain_plus {
+    template <typename V>
+    __device__ __forceinline__ V operator()(V a, V b) const { return a + b; }
+};
+
 /** Sum of `v` over lanes [0, width) of the calling warp; every one of those
  * lanes must call it together, and no other lane. The sum is returned in lane 0
  * (other lanes get partial sums). A full warp uses the classic shuffle-down
  * tree; a partial warp reads its own value where the partner lane does not
  * exist, because a shuffle from a lane outside the mask is undefined. */
-template <typename T>
-__device__ __forceinline__ T mct_warp_reduce_sum(T v, int width) {
+/* `op` (optional) combines two partial sums: mct_checked_plus for a tally's
+ * integer sums. */
+template <typename T, typename Op = mct__plain_plus>
+__device__ __forceinline__ T mct_warp_reduce_sum(T v, int width, Op op = Op()) {
     const unsigned mask = mct_warp_prefix_mask(width);
     if (width >= 32) {
-        for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(mask, v, offset);
+        if constexpr (std::is_same<Op, mct__plain_plus>::value) {
+            for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_down_sync(mask, v, offset));
+        } else {
+            /* A lane whose partner is past the warp gets its own value back:
+             * combining it would form a sum of no real lanes, which a checked
+             * op could take for an overflow. */
+            const int lane = mct_lane();
+            for (int offset = 16; offset > 0; offset >>= 1) {
+                const T other = __shfl_down_sync(mask, v, offset);
+                if (lane + offset < 32) v = op(v, other);
+            }
+        }
         return v;
     }
     const int lane = mct_lane();
     for (int offset = 16; offset > 0; offset >>= 1) {
         const int src = lane + offset;
         const T other = __shfl_sync(mask, v, src < width ? src : lane);
-        if (src < width) v += other;
+        if (src < width) v = op(v, other);
     }
     return v;
 }
