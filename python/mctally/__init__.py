@@ -8,8 +8,8 @@ CuPy and PyTorch.
 
 The package sits on the public C API (``include/mctally``) only.
 """
-from ._core import MctallyError, Tally, methods, scatter_add, version
+from ._core import MctallyError, Tally, method_supports, methods, scatter_add, version
 from ._run import cli_path, run
 
 __version__ = "0.1.0"
-__all__ = ["MctallyError", "Tally", "scatter_add", "run", "methods", "version", "cli_path"]
+__all__ = ["MctallyError", "Tally", "scatter_add", "run", "methods", "method_supports", "version", "cli_path"]

@@ -10,7 +10,7 @@ import numpy as np
 from . import _arrays
 from . import _mctally as _ext
 
-__all__ = ["MctallyError", "Tally", "scatter_add", "methods", "version"]
+__all__ = ["MctallyError", "Tally", "scatter_add", "methods", "method_supports", "version"]
 
 
 class MctallyError(RuntimeError):
@@ -49,6 +49,11 @@ def _check(status: int, what: str) -> None:
 def methods() -> Tuple[str, ...]:
     """The concrete tally methods, in the C enum's order (``mctally methods``)."""
     return tuple(_ext.method_names())
+
+
+def method_supports(method: str, dtype: str = "f64", backend: str = "cuda") -> bool:
+    """Whether ``method`` can tally ``dtype`` on ``backend`` (``mct_method_supports``)."""
+    return bool(_ext.method_supports(method, dtype, backend))
 
 
 def version() -> str:

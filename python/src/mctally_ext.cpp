@@ -135,6 +135,16 @@ NB_MODULE(_mctally, m) {
         return std::string(mct_determinism_name(mct_method_determinism(me, dt)));
     });
 
+    m.def("method_supports", [](const std::string& method, const std::string& dtype, const std::string& backend) {
+        mct_method_t me;
+        mct_dtype_t dt;
+        mct_backend_t be;
+        if (mct_method_from_name(method.c_str(), &me) || mct_dtype_from_name(dtype.c_str(), &dt) ||
+            mct_backend_from_name(backend.c_str(), &be))
+            return false;
+        return mct_method_supports(me, dt, be) == MCT_STATUS_SUCCESS;
+    });
+
     nb::class_<Tally>(m, "Tally")
         .def(nb::init<>())
         // create(bins, dtype, method, backend, device, frac_bits, pair_capacity, determinism,
@@ -187,7 +197,7 @@ NB_MODULE(_mctally, m) {
                          if (mct_plan(&d, &info) == MCT_STATUS_UNSATISFIABLE) why = info.reason;
                      }
                      s.close();
-                     return fail(st, why.empty() ? "creating the tally" : why);
+                     return fail(st, why.empty() ? mct_status_string(st) : why);
                  }
                  if (s.wisdom) mct_wisdom_export_file(s.wisdom, wisdom_path.c_str());
                  return 0;
