@@ -24,7 +24,7 @@ fi
 
 # Stages to run (all by default), so the suite can be split over several
 # calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
-STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom"}
+STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom python bench_python"}
 stage() { [[ " $STAGES " == *" $1 "* ]]; }
 
 step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
@@ -297,6 +297,32 @@ step bench_accuracy env MCT_COMMIT="$COMMIT" \
 [ -f "$OUT/bench_accuracy.json" ] && python3 bench/accuracy/table.py "$OUT/bench_accuracy.json" \
   "scripts/gpu_suite.sh (mctally bench accuracy --out bench_accuracy.json)" \
   --plot "$OUT/bench_accuracy.png" >"$OUT/bench_accuracy.md"
+fi
+
+# The Python package from the working tree, installed as a user would (pip install python/,
+# CUDA backend built by the nvcc the C build uses) into a venv that sees the machine's torch
+# and CuPy, then pytest with the GPU tests. Without network, pip takes the build tools
+# (scikit-build-core, nanobind) and pytest from the machine or from wheels in .whl/.
+PYVENV=${MCT_PYVENV:-/tmp/mct-pyvenv}
+if stage python; then
+py_install() {
+  rm -rf "$PYVENV" && python3 -m venv --system-site-packages "$PYVENV" || return 1
+  local find=""; ls .whl/*.whl >/dev/null 2>&1 && find="--find-links .whl"
+  "$PYVENV/bin/python" -c 'import scikit_build_core, nanobind, pytest, numpy' 2>/dev/null ||
+    "$PYVENV/bin/python" -m pip install --quiet $find scikit-build-core nanobind pytest numpy || return 1
+  "$PYVENV/bin/python" -m pip install --no-build-isolation --no-deps $find \
+    -C cmake.define.CMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} -C build-dir=/tmp/mct-pybuild ./python
+}
+step python_install py_install
+step python_pytest env -u MCTALLY_CLI "$PYVENV/bin/python" -m pytest -v -p no:cacheprovider tests/python
+fi
+
+# mctally.scatter_add from PyTorch tensors beside index_add_ (default and deterministic),
+# bincount and cupy.add.at, and the Python layer's per-call overhead: bench_python.json/.md.
+if stage bench_python; then
+step bench_python timeout 600 env -u MCTALLY_CLI MCT_COMMIT="$COMMIT" "$PYVENV/bin/python" \
+  bench/python/bench_scatter_add.py --n ${MCT_PY_BENCH_N:-1e8} --out "$OUT/bench_python.json"
+[ -f "$OUT/bench_python.json" ] && python3 bench/python/table.py "$OUT/bench_python.json" >"$OUT/bench_python.md"
 fi
 
 {

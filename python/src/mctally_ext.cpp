@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// _mctally: the Python extension over the public C API (include/mctally) only.
+// Every call returns the C status as an int; the Python layer (mctally/_core.py)
+// turns a non-zero status into mctally.MctallyError with the status's name and
+// message, so the error rules live in one place. Arrays arrive through DLPack
+// (nanobind's ndarray: NumPy, CuPy, PyTorch, JAX) without copies; the checks
+// here are the ones that need the DLPack metadata (device, dtype, layout).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <mctally/mct.h>
+
+namespace nb = nanobind;
+
+namespace {
+
+// DLPack device types (dlpack.h): kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged.
+constexpr int kCPU = 1, kCUDA = 2, kCUDAHost = 3, kCUDAManaged = 13;
+
+// Status codes the binding itself gives, beside the C library's: a wrong
+// dtype, layout or device is INVALID_VALUE, a GPU array given to a host
+// backend BACKEND_UNAVAILABLE; the message says which (last_message).
+thread_local std::string g_message;
+
+int fail(mct_status_t st, std::string msg) {
+    g_message = std::move(msg);
+    return (int)st;
+}
+
+// A 1-d view of an ndarray argument: pointer, length, stride in elements.
+struct Flat {
+    const void* data;
+    int64_t n;
+    int64_t stride;
+};
+
+bool flat_of(const nb::ndarray<>& a, Flat* out) {
+    if (a.ndim() == 0) return false;
+    // C-contiguous, any shape: the elements are data[0 .. size).
+    int64_t expect = 1;
+    for (size_t d = a.ndim(); d-- > 0;) {
+        if (a.shape(d) != 1 && a.stride(d) != expect) return false;
+        expect *= (int64_t)a.shape(d);
+    }
+    out->data = a.data();
+    out->n = (int64_t)a.size();
+    out->stride = 1;
+    return true;
+}
+
+class Tally {
+public:
+    mct_tally_t t = nullptr;
+    mct_wisdom_t wisdom = nullptr;
+    ~Tally() { close(); }
+    void close() {
+        mct_tally_destroy(t);
+        t = nullptr;
+        mct_wisdom_destroy(wisdom);
+        wisdom = nullptr;
+    }
+};
+
+int check_open(const Tally& s) {
+    return s.t ? 0 : fail(MCT_STATUS_INVALID_STATE, "the tally is closed");
+}
+
+// Where the tally's adds must come from: host memory for cpu/emulated, the
+// tally's GPU (or host memory, staged by the library) for cuda.
+int check_arrays(const Tally& s, const nb::ndarray<>& keys, const nb::ndarray<>& values, int width, Flat* k, Flat* v,
+                 bool* on_device) {
+    // int32 keys are read as their bits: a negative key is >= 2^31 as uint32,
+    // past the last bin of any tally (bins <= 2^31), so it is reported.
+    if (keys.dtype() != nb::dtype<uint32_t>() && keys.dtype() != nb::dtype<int32_t>())
+        return fail(MCT_STATUS_INVALID_VALUE, "keys must be uint32 or int32 (convert with the array's own library first)");
+    if (values.dtype() != nb::dtype<double>())
+        return fail(MCT_STATUS_INVALID_VALUE, "values must be float64");
+    if (!flat_of(keys, k)) return fail(MCT_STATUS_INVALID_VALUE, "keys must be C-contiguous and at least 1-d");
+    if (!flat_of(values, v)) return fail(MCT_STATUS_INVALID_VALUE, "values must be C-contiguous and at least 1-d");
+    if (v->n != k->n * (int64_t)width)
+        return fail(MCT_STATUS_INVALID_VALUE, "values must hold width values per key (" + std::to_string(k->n) + " keys x " +
+                                                  std::to_string(width) + ", got " + std::to_string(v->n) + ")");
+    if (keys.device_type() != values.device_type() || keys.device_id() != values.device_id())
+        return fail(MCT_STATUS_INVALID_VALUE, "keys and values are on different devices");
+    mct_tally_desc_t d;
+    mct_tally_get_desc(s.t, &d);
+    const int dev = keys.device_type();
+    if (dev == kCPU || dev == kCUDAHost) {
+        *on_device = d.backend != MCT_BACKEND_CUDA;  // host arrays are device arrays of the host backends
+        return 0;
+    }
+    if (dev == kCUDA || dev == kCUDAManaged) {
+        if (d.backend != MCT_BACKEND_CUDA)
+            return fail(MCT_STATUS_BACKEND_UNAVAILABLE,
+                        std::string("a GPU array was given to a tally on the ") + mct_backend_name(d.backend) +
+                            " backend (copy it to the host, or create the tally with backend='cuda')");
+        if (keys.device_id() != d.device)
+            return fail(MCT_STATUS_INVALID_VALUE, "the arrays are on cuda:" + std::to_string(keys.device_id()) +
+                                                      ", the tally on cuda:" + std::to_string(d.device));
+        *on_device = true;
+        return 0;
+    }
+    return fail(MCT_STATUS_NOT_SUPPORTED, "arrays of DLPack device type " + std::to_string(dev) + " are not supported");
+}
+
+}  // namespace
+
+NB_MODULE(_mctally, m) {
+    m.doc() = "Low-level binding of the mctally C API; use the mctally package instead.";
+
+    m.def("version", []() { return std::string(mct_version()); });
+    m.def("status_name", [](int st) { return std::string(mct_status_name((mct_status_t)st)); });
+    m.def("status_string", [](int st) { return std::string(mct_status_string((mct_status_t)st)); });
+    m.def("last_message", []() { return g_message; });
+    m.def("clear_message", []() { g_message.clear(); });
+    m.def("method_names", []() {
+        std::vector<std::string> v;
+        for (int i = 0; i < MCT_METHOD_COUNT; ++i) v.emplace_back(mct_method_name((mct_method_t)i));
+        return v;
+    });
+    m.def("method_determinism", [](const std::string& method, const std::string& dtype) {
+        mct_method_t me;
+        mct_dtype_t dt;
+        if (mct_method_from_name(method.c_str(), &me) || mct_dtype_from_name(dtype.c_str(), &dt)) return std::string();
+        return std::string(mct_determinism_name(mct_method_determinism(me, dt)));
+    });
+
+    m.def("method_supports", [](const std::string& method, const std::string& dtype, const std::string& backend) {
+        mct_method_t me;
+        mct_dtype_t dt;
+        mct_backend_t be;
+        if (mct_method_from_name(method.c_str(), &me) || mct_dtype_from_name(dtype.c_str(), &dt) ||
+            mct_backend_from_name(backend.c_str(), &be))
+            return false;
+        return mct_method_supports(me, dt, be) == MCT_STATUS_SUCCESS;
+    });
+
+    nb::class_<Tally>(m, "Tally")
+        .def(nb::init<>())
+        // create(bins, dtype, method, backend, device, frac_bits, pair_capacity, determinism,
+        //        max_rel_loss, adds_per_bin, plan_mode, key_sample, key_pattern, width, plan_budget_s, wisdom_path)
+        .def("create",
+             [](Tally& s, int64_t bins, const std::string& dtype, const std::string& method, const std::string& backend,
+                int device, int frac_bits, int64_t pair_capacity, const std::string& determinism, double max_rel_loss,
+                double adds_per_bin, const std::string& plan_mode,
+                std::optional<nb::ndarray<const uint32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>> key_sample,
+                const std::string& key_pattern, int width, double plan_budget_s, const std::string& wisdom_path) -> int {
+                 if (s.t) return fail(MCT_STATUS_INVALID_STATE, "the tally is already created");
+                 mct_tally_desc_t d;
+                 mct_tally_desc_init(&d);
+                 d.bins = bins;
+                 mct_status_t st;
+                 if ((st = mct_dtype_from_name(dtype.c_str(), &d.dtype)))
+                     return fail(st, "dtype '" + dtype + "': expected i32, u64, f32 or f64");
+                 if ((st = mct_method_from_name(method.c_str(), &d.method)))
+                     return fail(st, "method '" + method + "': expected auto or one of mctally.methods()");
+                 if ((st = mct_backend_from_name(backend.c_str(), &d.backend)))
+                     return fail(st, "backend '" + backend + "': expected auto, cpu, cuda or emulated");
+                 if ((st = mct_determinism_from_name(determinism.c_str(), &d.determinism)))
+                     return fail(st, "determinism '" + determinism + "': expected not_guaranteed, run_to_run or bitwise");
+                 if ((st = mct_plan_mode_from_name(plan_mode.c_str(), &d.plan_mode)))
+                     return fail(st, "plan '" + plan_mode + "': expected estimate or measure");
+                 if ((st = mct_key_pattern_from_name(key_pattern.c_str(), &d.key_pattern)))
+                     return fail(st, "key_pattern '" + key_pattern + "': expected unknown, uniform, sorted, hot or few");
+                 d.device = device;
+                 if (frac_bits >= 0) d.fixed_frac_bits = frac_bits;
+                 if (pair_capacity > 0) d.pair_capacity = pair_capacity;
+                 d.max_rel_loss = max_rel_loss;
+                 d.adds_per_bin = adds_per_bin;
+                 d.width = width;
+                 if (plan_budget_s > 0) d.plan_budget_s = plan_budget_s;
+                 if (key_sample) {
+                     d.key_sample = key_sample->data();
+                     d.key_sample_n = (int64_t)key_sample->shape(0);
+                 }
+                 if (!wisdom_path.empty()) {
+                     if ((st = mct_wisdom_create(&s.wisdom))) return fail(st, "wisdom");
+                     st = mct_wisdom_import_file(s.wisdom, wisdom_path.c_str());
+                     if (st != MCT_STATUS_SUCCESS && st != MCT_STATUS_IO_ERROR && st != MCT_STATUS_WISDOM_IGNORED)
+                         return fail(st, "wisdom file " + wisdom_path);
+                     d.wisdom = s.wisdom;
+                 }
+                 if ((st = mct_tally_create(&s.t, &d))) {
+                     std::string why;
+                     if (st == MCT_STATUS_UNSATISFIABLE) {
+                         mct_plan_info_t info;
+                         if (mct_plan(&d, &info) == MCT_STATUS_UNSATISFIABLE) why = info.reason;
+                     }
+                     s.close();
+                     return fail(st, why.empty() ? mct_status_string(st) : why);
+                 }
+                 if (s.wisdom) mct_wisdom_export_file(s.wisdom, wisdom_path.c_str());
+                 return 0;
+             },
+             nb::arg("bins"), nb::arg("dtype"), nb::arg("method"), nb::arg("backend"), nb::arg("device"),
+             nb::arg("frac_bits"), nb::arg("pair_capacity"), nb::arg("determinism"), nb::arg("max_rel_loss"),
+             nb::arg("adds_per_bin"), nb::arg("plan_mode"), nb::arg("key_sample").none(), nb::arg("key_pattern"),
+             nb::arg("width"), nb::arg("plan_budget_s"), nb::arg("wisdom"))
+        .def("close", &Tally::close)
+        .def_prop_ro("is_open", [](const Tally& s) { return s.t != nullptr; })
+        // (bins, dtype, method, backend, device, frac_bits, width) as the tally resolved them.
+        .def("desc",
+             [](const Tally& s) {
+                 mct_tally_desc_t d;
+                 mct_tally_desc_init(&d);
+                 if (s.t) mct_tally_get_desc(s.t, &d);
+                 return std::make_tuple(d.bins, std::string(mct_dtype_name(d.dtype)), std::string(mct_method_name(d.method)),
+                                        std::string(mct_backend_name(d.backend)), d.device, d.fixed_frac_bits, d.width,
+                                        std::string(mct_determinism_name(d.determinism)));
+             })
+        .def("device_name",
+             [](const Tally& s) {
+                 char buf[256] = "";
+                 if (s.t) mct_tally_device_name(s.t, buf, sizeof buf);
+                 return std::string(buf);
+             })
+        .def("determinism",
+             [](const Tally& s) {
+                 mct_determinism_t det = MCT_NOT_GUARANTEED;
+                 if (s.t) mct_tally_determinism(s.t, &det);
+                 return std::string(mct_determinism_name(det));
+             })
+        .def("plan_info",
+             [](const Tally& s) {
+                 nb::dict out;
+                 mct_plan_info_t info;
+                 if (!s.t || mct_tally_plan_info(s.t, &info)) return out;
+                 out["method"] = mct_method_name(info.method);
+                 out["source"] = mct_plan_source_name(info.source);
+                 out["mode"] = mct_plan_mode_name(info.mode);
+                 out["backend"] = mct_backend_name(info.backend);
+                 out["pattern"] = mct_key_pattern_name(info.pattern);
+                 out["distinct_per_warp"] = info.distinct_per_warp;
+                 out["mean_run"] = info.mean_run;
+                 out["hot_share"] = info.hot_share;
+                 out["seconds"] = info.seconds;
+                 out["reason"] = std::string(info.reason);
+                 nb::list ranking;
+                 for (int i = 0; i < info.nentries; ++i) {
+                     const mct_plan_entry_t& e = info.ranking[i];
+                     nb::dict r;
+                     r["method"] = mct_method_name(e.method);
+                     r["admissible"] = (bool)e.admissible;
+                     r["seconds_per_update"] = e.seconds_per_update;
+                     r["why"] = std::string(e.why);
+                     ranking.append(r);
+                 }
+                 out["ranking"] = ranking;
+                 return out;
+             })
+        .def("set_stream",
+             [](Tally& s, uintptr_t stream) -> int {
+                 if (int e = check_open(s)) return e;
+                 return (int)mct_tally_set_stream(s.t, (void*)stream);
+             })
+        // add(keys, values, width): DLPack arrays; host arrays on a cuda tally go
+        // through mct_tally_add (staged copies), everything else through
+        // mct_tally_add_device[_grouped] in place.
+        .def("add",
+             [](Tally& s, nb::ndarray<> keys, nb::ndarray<> values, int width) -> int {
+                 if (int e = check_open(s)) return e;
+                 if (width < 1) return fail(MCT_STATUS_INVALID_VALUE, "width must be >= 1");
+                 Flat k, v;
+                 bool on_device = false;
+                 if (int e = check_arrays(s, keys, values, width, &k, &v, &on_device)) return e;
+                 if (k.n == 0) return 0;
+                 const auto* kp = (const uint32_t*)k.data;
+                 const auto* vp = (const double*)v.data;
+                 mct_status_t st;
+                 {
+                     nb::gil_scoped_release nogil;
+                     if (width == 1)
+                         st = on_device ? mct_tally_add_device(s.t, kp, vp, k.n) : mct_tally_add(s.t, kp, vp, k.n);
+                     else if (on_device)
+                         st = mct_tally_add_device_grouped(s.t, kp, vp, k.n, width, k.n);
+                     else
+                         st = MCT_STATUS_NOT_SUPPORTED;
+                 }
+                 if (st == MCT_STATUS_NOT_SUPPORTED && width > 1 && !on_device)
+                     return fail(st, "grouped adds on the cuda backend need GPU arrays");
+                 return (int)st;
+             },
+             nb::arg("keys"), nb::arg("values"), nb::arg("width"))
+        // The same from raw pointers (__cuda_array_interface__ producers without
+        // DLPack); the caller has checked dtype and layout.
+        .def("add_pointers",
+             [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int width) -> int {
+                 if (int e = check_open(s)) return e;
+                 if (width < 1 || n < 0) return fail(MCT_STATUS_INVALID_VALUE, "width must be >= 1 and n >= 0");
+                 if (n == 0) return 0;
+                 nb::gil_scoped_release nogil;
+                 if (width == 1) return (int)mct_tally_add_device(s.t, (const uint32_t*)keys, (const double*)values, n);
+                 return (int)mct_tally_add_device_grouped(s.t, (const uint32_t*)keys, (const double*)values, n, width, n);
+             })
+        .def("flush",
+             [](Tally& s) -> int {
+                 if (int e = check_open(s)) return e;
+                 nb::gil_scoped_release nogil;
+                 return (int)mct_tally_flush(s.t);
+             })
+        .def("end_batch",
+             [](Tally& s, int64_t histories) -> int {
+                 if (int e = check_open(s)) return e;
+                 nb::gil_scoped_release nogil;
+                 return (int)mct_tally_end_batch(s.t, histories);
+             })
+        .def("counts",
+             [](const Tally& s) {
+                 int64_t b = 0, h = 0;
+                 if (s.t) mct_tally_counts(s.t, &b, &h);
+                 return std::make_tuple(b, h);
+             })
+        .def("results",
+             [](Tally& s, nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> mean,
+                nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> rel) -> int {
+                 if (int e = check_open(s)) return e;
+                 return (int)mct_tally_results(s.t, mean.data(), rel.data());
+             })
+        .def("sums",
+             [](Tally& s, nb::ndarray<double, nb::ndim<1>, nb::c_contig, nb::device::cpu> out) -> int {
+                 if (int e = check_open(s)) return e;
+                 return (int)mct_tally_sums(s.t, out.data());
+             })
+        .def("sums_i64",
+             [](Tally& s, nb::ndarray<int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> out) -> int {
+                 if (int e = check_open(s)) return e;
+                 return (int)mct_tally_sums_i64(s.t, out.data());
+             });
+}

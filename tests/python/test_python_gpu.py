@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The cuda backend from PyTorch tensors and CuPy arrays: in place, on the
+caller's stream. Skipped where there is no GPU, torch/cupy, or CUDA backend
+(scripts/gpu_suite.sh stage python runs them)."""
+import numpy as np
+import pytest
+
+import mctally
+from conftest import cuda_backend_built, gpu_library
+
+torch = gpu_library("torch")
+cupy = gpu_library("cupy")
+needs_cuda = pytest.mark.skipif(not cuda_backend_built(), reason="no GPU or mctally built without CUDA")
+
+
+@needs_cuda
+@pytest.mark.skipif(torch is None, reason="PyTorch with CUDA not installed")
+class TestTorch:
+    def data(self, n=100000, bins=1000, seed=3):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        keys = torch.randint(0, bins, (n,), device="cuda", generator=g)
+        values = torch.randint(-100, 100, (n,), device="cuda", generator=g).to(torch.float64)
+        return keys, values, bins
+
+    @pytest.mark.parametrize("method", ["auto", "atomic", "block_reduce", "warp_reduce", "shared", "sort_reduce",
+                                        "fixed", "replicated"])
+    def test_exact_against_index_add(self, method):
+        keys, values, bins = self.data()
+        got = mctally.scatter_add(keys, values, bins, method=method)
+        assert isinstance(got, torch.Tensor) and got.device == keys.device and got.dtype == torch.float64
+        ref = torch.zeros(bins, dtype=torch.float64, device="cuda").index_add_(0, keys, values)
+        assert torch.equal(got, ref)
+
+    def test_deterministic_bitwise_equal_to_cpu(self):
+        keys, _, bins = self.data()
+        values = torch.randn(keys.numel(), device="cuda", dtype=torch.float64) * 1e3
+        a = mctally.scatter_add(keys, values, bins, deterministic=True)
+        b = mctally.scatter_add(keys.cpu().numpy(), values.cpu().numpy(), bins, deterministic=True)
+        assert np.array_equal(a.cpu().numpy().view(np.uint64), b.view(np.uint64))
+
+    def test_on_a_side_stream_and_tally(self):
+        keys, values, bins = self.data()
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            k32 = keys.to(torch.int32)  # written on s: the tally must read it on s
+            with mctally.Tally(bins, backend="cuda", method="atomic") as t:
+                for _ in range(3):
+                    t.add(k32, values)
+                    t.end_batch(10)
+                sums = t.sums()
+        ref = torch.zeros(bins, dtype=torch.float64, device="cuda").index_add_(0, keys, values).cpu().numpy()
+        np.testing.assert_array_equal(sums, 3 * ref)
+
+    def test_add_grouped(self):
+        keys, _, cells = self.data(n=50000, bins=200)
+        comp = torch.randint(0, 9, (keys.numel(), 4), device="cuda").to(torch.float64)
+        with mctally.Tally(cells * 4, backend="cuda", width=4) as t:
+            t.add_grouped(keys, comp.T)
+            t.end_batch(1)
+            got = t.sums().reshape(cells, 4)
+        ref = torch.zeros(cells, 4, dtype=torch.float64, device="cuda").index_add_(0, keys, comp).cpu().numpy()
+        np.testing.assert_array_equal(got, ref)
+
+    def test_errors(self):
+        keys, values, bins = self.data(n=1000)
+        with pytest.raises(mctally.MctallyError) as e:
+            mctally.scatter_add(keys, values, 10)
+        assert e.value.name == "BIN_OUT_OF_RANGE"
+        with pytest.raises(mctally.MctallyError) as e:
+            mctally.scatter_add(keys, values.masked_fill(keys == 3, float("nan")), bins)
+        assert e.value.name == "NONFINITE_VALUE"
+        with mctally.Tally(bins, backend="cpu") as t:
+            with pytest.raises(mctally.MctallyError) as e:
+                t.add(keys, values)
+            assert e.value.name == "BACKEND_UNAVAILABLE"
+        if torch.cuda.device_count() > 1:
+            with mctally.Tally(bins, backend="cuda", device=0) as t:
+                with pytest.raises(mctally.MctallyError) as e:
+                    t.add(keys.to("cuda:1"), values.to("cuda:1"))
+                assert e.value.name == "INVALID_VALUE" and "cuda:1" in str(e.value)
+
+    def test_out(self):
+        keys, values, bins = self.data()
+        out = torch.empty(bins, dtype=torch.float64, device="cuda")
+        assert mctally.scatter_add(keys, values, bins, out=out) is out
+        assert torch.equal(out, torch.zeros_like(out).index_add_(0, keys, values))
+
+
+@needs_cuda
+@pytest.mark.skipif(cupy is None, reason="CuPy not installed")
+class TestCupy:
+    def test_exact_and_stream(self):
+        rs = cupy.random.RandomState(5)
+        keys = rs.randint(0, 1000, 100000).astype(cupy.uint32)
+        values = rs.randint(-9, 9, 100000).astype(cupy.float64)
+        s = cupy.cuda.Stream(non_blocking=True)
+        with s:
+            got = mctally.scatter_add(keys, values, 1000)
+        assert isinstance(got, cupy.ndarray)
+        ref = cupy.zeros(1000)
+        cupy.add.at(ref, keys, values)
+        assert bool((got == ref).all())
+
+    def test_deterministic(self):
+        rs = cupy.random.RandomState(6)
+        keys = rs.randint(0, 100, 50000)
+        values = rs.standard_normal(50000)
+        a = mctally.scatter_add(keys, values, 100, deterministic=True)
+        b = mctally.scatter_add(cupy.asnumpy(keys), cupy.asnumpy(values), 100, deterministic=True)
+        assert np.array_equal(cupy.asnumpy(a).view(np.uint64), b.view(np.uint64))

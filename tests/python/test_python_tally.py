@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""mctally.Tally and mctally.scatter_add on the host backends against the C API
+(the CLI's accumulate) and exact references."""
+import numpy as np
+import pytest
+
+import mctally
+from conftest import HOST_BACKENDS, accumulate_c
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_fixed_bitwise_equal_to_c_api(tmp_path, rng, backend):
+    n, bins = 20000, 97
+    keys = rng.integers(0, bins, n).astype(np.uint32)
+    values = rng.exponential(0.1, n) * rng.choice([-1.0, 1.0], n)
+    got = mctally.scatter_add(keys, values, bins, deterministic=True, backend=backend, frac_bits=40)
+    ref = accumulate_c(tmp_path, keys, values, bins, "fixed", backend, frac_bits=40)
+    assert got.dtype == np.float64 and got.shape == (bins,)
+    assert np.array_equal(got.view(np.uint64), ref.view(np.uint64))
+
+
+def test_fixed_bitwise_equal_across_backends(rng):
+    n, bins = 30000, 1000
+    keys = rng.integers(0, bins, n)
+    values = rng.normal(0.0, 1e3, n)
+    res = [mctally.scatter_add(keys, values, bins, deterministic=True, backend=b) for b in HOST_BACKENDS]
+    assert np.array_equal(res[0].view(np.uint64), res[1].view(np.uint64))
+    # Against the exact sum: fixed rounds each value once, to 2^-frac_bits.
+    exact = np.zeros(bins, dtype=np.longdouble)
+    np.add.at(exact, keys, values.astype(np.longdouble))
+    assert np.max(np.abs(res[0] - exact.astype(np.float64))) <= n * 2.0 ** -30
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+@pytest.mark.parametrize("method", mctally.methods())
+def test_every_method_exact_on_integer_values(rng, backend, method):
+    """Whole-number f64 values below 2^53 sum exactly in any order, so every
+    method must give np.bincount's bits."""
+    if method in ("kahan", "kahan_naive"):
+        dtype = "f32"
+    else:
+        dtype = "f64"
+    if not mctally.method_supports(method, dtype, backend):
+        pytest.skip(f"{method} does not serve {dtype} on {backend}")
+    n, bins = 4000, 37
+    keys = rng.integers(0, bins, n).astype(np.uint32)
+    values = rng.integers(-50, 50, n).astype(np.float64)
+    with mctally.Tally(bins, dtype, method, backend) as t:
+        assert t.method == method and t.backend == backend
+        t.add(keys, values)
+        t.end_batch(1)
+        got = t.sums()
+    ref = np.bincount(keys, weights=values, minlength=bins)
+    assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+@pytest.mark.parametrize("dtype", ["i32", "u64"])
+def test_integer_tallies_exact(rng, backend, dtype):
+    n, bins = 5000, 64
+    keys = rng.integers(0, bins, n).astype(np.int32)
+    values = rng.integers(0, 1000, n)
+    with mctally.Tally(bins, dtype, "atomic", backend) as t:
+        t.add(keys, values)
+        t.end_batch(10)
+        s = t.sums()
+        assert s.dtype == np.int64
+        assert np.array_equal(s, np.bincount(keys, weights=values, minlength=bins).astype(np.int64))
+        assert t.determinism == "bitwise"
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_batch_statistics(rng, backend):
+    bins, batches, hist = 5, 6, 100
+    sums = []
+    with mctally.Tally(bins, backend=backend, method="atomic") as t:
+        for b in range(batches):
+            keys = rng.integers(0, bins, 300)
+            values = rng.integers(0, 9, 300).astype(np.float64)
+            t.add(keys, values)
+            t.end_batch(hist)
+            sums.append(np.bincount(keys, weights=values, minlength=bins))
+        mean, rel = t.results()
+        assert t.batches == batches and t.histories == batches * hist
+    per = np.array(sums) / hist
+    ref_mean = per.mean(axis=0)
+    ref_se = per.std(axis=0, ddof=1) / np.sqrt(batches)
+    np.testing.assert_allclose(mean, ref_mean, rtol=1e-13)
+    np.testing.assert_allclose(rel, ref_se / np.abs(ref_mean), rtol=1e-10)
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_add_grouped(rng, backend):
+    cells, width, n = 50, 3, 2000
+    keys = rng.integers(0, cells, n).astype(np.uint32)
+    comp = rng.integers(0, 20, (n, width)).astype(np.float64)  # (n, width), particle by particle
+    with mctally.Tally(cells * width, backend=backend, width=width, method="atomic") as t:
+        t.add_grouped(keys, comp.T)
+        t.end_batch(1)
+        got = t.sums().reshape(cells, width)
+    ref = np.zeros((cells, width))
+    np.add.at(ref, keys, comp)
+    assert np.array_equal(got, ref)
+
+
+def test_scatter_add_dtypes_and_shapes(rng):
+    keys = rng.integers(0, 10, (20, 5))  # int64, 2-d
+    values = rng.integers(0, 5, (20, 5)).astype(np.float32)
+    got = mctally.scatter_add(keys, values, 10, backend="cpu")
+    assert np.array_equal(got, np.bincount(keys.ravel(), weights=values.ravel(), minlength=10))
+    out = np.full(10, -1.0)
+    assert mctally.scatter_add(keys[:, ::2], values[:, ::2], 10, out=out) is out  # strided: copied to C order
+    assert np.array_equal(out, np.bincount(keys[:, ::2].ravel(), weights=values[:, ::2].ravel(), minlength=10))
+    assert np.array_equal(mctally.scatter_add([1, 1, 2], [0.5, 0.5, 2.0], 3), [0.0, 1.0, 2.0])
+
+
+def test_plan_and_determinism():
+    with mctally.Tally(1000, determinism="bitwise", backend="cpu") as t:
+        assert t.method == "fixed" and t.determinism == "bitwise"
+        plan = t.plan
+        assert plan["method"] == "fixed" and plan["source"] == "estimate" and plan["ranking"]
+        assert all(set(r) == {"method", "admissible", "seconds_per_update", "why"} for r in plan["ranking"])
+    with mctally.Tally(8, method="atomic", backend="cpu") as t:
+        assert t.plan["source"] == "explicit"
+        assert "atomic" in repr(t)
+    assert "closed" in repr(t)
+    assert t.closed
+
+
+# ---- errors: Python exceptions with the C status's name -----------------------
+
+def _status(exc_info):
+    return exc_info.value.name
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_key_out_of_range_reported_by_end_batch(backend):
+    with mctally.Tally(4, backend=backend, method="atomic") as t:
+        t.add(np.array([0, 4, 1], dtype=np.uint32), np.ones(3))
+        with pytest.raises(mctally.MctallyError) as e:
+            t.end_batch(1)
+        assert _status(e) == "BIN_OUT_OF_RANGE" and e.value.status == 303
+        assert np.array_equal(t.sums(), [1.0, 1.0, 0.0, 0.0])  # the batch was folded without the dropped key
+
+
+@pytest.mark.parametrize("keys", [[-1], [2**31], [2**32 + 1], [2**40]])
+def test_keys_outside_uint32_never_land_on_a_bin(keys):
+    with pytest.raises(mctally.MctallyError) as e:
+        mctally.scatter_add(np.array(keys, dtype=np.int64), np.ones(1), 3)
+    assert _status(e) == "BIN_OUT_OF_RANGE"
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_nan_values(deterministic):
+    with pytest.raises(mctally.MctallyError) as e:
+        mctally.scatter_add(np.array([1, 2]), np.array([1.0, np.nan]), 3, deterministic=deterministic, frac_bits=32)
+    assert _status(e) == "NONFINITE_VALUE"
+
+
+def test_bad_arguments():
+    cases = [
+        (lambda: mctally.scatter_add(np.array([0.5]), np.ones(1), 3), "INVALID_VALUE", "keys must be integers"),
+        (lambda: mctally.scatter_add(np.array([0]), np.array(["a"]), 3), "INVALID_VALUE", "values must be real"),
+        (lambda: mctally.scatter_add(np.array([0, 1]), np.ones(3), 3), "INVALID_VALUE", "differ in length"),
+        (lambda: mctally.Tally(0), "INVALID_VALUE", "bins=0"),
+        (lambda: mctally.Tally(4, dtype="f16"), "UNKNOWN_DTYPE", "f16"),
+        (lambda: mctally.Tally(4, method="fastest"), "UNKNOWN_METHOD", "fastest"),
+        (lambda: mctally.Tally(4, backend="tpu"), "UNKNOWN_BACKEND", "tpu"),
+        (lambda: mctally.Tally(4, dtype="f32", method="fixed", determinism="bitwise", backend="cpu").close(),
+         None, None),
+        (lambda: mctally.Tally(4, method="atomic", determinism="bitwise"), "UNSATISFIABLE", "atomic"),
+        (lambda: mctally.Tally(4, method="shared", backend="cpu"), "NOT_SUPPORTED", "cannot serve"),
+        (lambda: mctally.scatter_add(np.array([0]), np.ones(1), 3, method="atomic", deterministic=True),
+         "UNSATISFIABLE", "fixed"),
+    ]
+    for call, name, text in cases:
+        if name is None:
+            call()
+            continue
+        with pytest.raises(mctally.MctallyError) as e:
+            call()
+        assert e.value.name == name, (name, str(e.value))
+        assert text in str(e.value), (text, str(e.value))
+
+
+def test_closed_tally():
+    t = mctally.Tally(4, backend="cpu")
+    t.close()
+    t.close()
+    with pytest.raises(mctally.MctallyError) as e:
+        t.add(np.array([0]), np.ones(1))
+    assert e.value.name == "INVALID_STATE"
+    with pytest.raises(mctally.MctallyError) as e:
+        t.end_batch(1)
+    assert e.value.name == "INVALID_STATE"
+
+
+class _FakeGpuArray:
+    """A __cuda_array_interface__ producer (never dereferenced: the host
+    backends refuse it before any pointer is read)."""
+
+    def __init__(self, typestr, n):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr, "data": (8, False), "version": 3,
+                                         "strides": None, "stream": 1}
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_gpu_array_on_a_host_backend(backend):
+    with mctally.Tally(4, backend=backend) as t:
+        with pytest.raises(mctally.MctallyError) as e:
+            t.add(_FakeGpuArray("<u4", 3), _FakeGpuArray("<f8", 3))
+        assert e.value.name == "BACKEND_UNAVAILABLE"
+        with pytest.raises(mctally.MctallyError) as e:
+            t.add(_FakeGpuArray("<u4", 3), _FakeGpuArray("<f4", 3))
+        assert e.value.name == "INVALID_VALUE" and "float64" in str(e.value)
