@@ -307,9 +307,13 @@ PYVENV=${MCT_PYVENV:-/tmp/mct-pyvenv}
 if stage python; then
 py_install() {
   rm -rf "$PYVENV" && python3 -m venv --system-site-packages "$PYVENV" || return 1
-  local find=""; ls .whl/*.whl >/dev/null 2>&1 && find="--find-links .whl"
-  "$PYVENV/bin/python" -c 'import scikit_build_core, nanobind, pytest, numpy' 2>/dev/null ||
-    "$PYVENV/bin/python" -m pip install --quiet $find scikit-build-core nanobind pytest numpy || return 1
+  # With wheels carried in .whl/ (no registry on the GPU machine) pip looks nowhere else.
+  local find=""; ls .whl/*.whl >/dev/null 2>&1 && find="--no-index --find-links .whl"
+  "$PYVENV/bin/python" -c 'import sys; print(sys.version)'
+  for mod in scikit_build_core:scikit-build-core nanobind:nanobind pytest:pytest numpy:numpy; do
+    "$PYVENV/bin/python" -c "import ${mod%%:*}" 2>/dev/null ||
+      "$PYVENV/bin/python" -m pip install --quiet $find "${mod#*:}" || return 1
+  done
   "$PYVENV/bin/python" -m pip install --no-build-isolation --no-deps $find \
     -C cmake.define.CMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} -C build-dir=/tmp/mct-pybuild ./python
 }

@@ -15,21 +15,12 @@
 #include "mctally/mct_arith.h"
 #include "mctally/mct_tally.h"
 
-/* On the GPU the recording is a call, not inlined: the path is cold (a 2^-K
- * sample, only while the estimate is on), and inlining it would make every
- * kernel that adds carry its registers whether the estimate is on or not. */
-#if defined(__CUDA_ARCH__)
-#define MCT__LOSS_RECORD_INLINE __noinline__
-#else
-#define MCT__LOSS_RECORD_INLINE inline
-#endif
-
 /** Records `value` for bin `bin` (in range) in the shadow when it is sampled.
  * The key holds the thread, the view's salt and the clock, so that one thread
  * adding the same value many times (a history's deterministic first steps)
  * does not have all of those adds in or all out. Takes the view's fields by
  * value so that the call does not need the view in memory. */
-__device__ MCT__LOSS_RECORD_INLINE void mct_loss_record(double* shadow, uint32_t mask, uint32_t salt_word, int64_t bin,
+__device__ __forceinline__ void mct_loss_record(double* shadow, uint32_t mask, uint32_t salt_word, int64_t bin,
                                                         double value) {
     const uint64_t block = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
     const uint64_t thread = block * (uint64_t)mct_block_threads() + (uint64_t)mct_thread_rank();
