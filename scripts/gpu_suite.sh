@@ -128,6 +128,7 @@ step phantom_fp64 phantom_check fp64 examples/phantom_test2.ini --histories 1e7
 step phantom_fp32 phantom_check fp32 examples/phantom_test2.ini --histories 1e7 --dtype f32
 step phantom_kas phantom_check kas examples/phantom_test2.ini --histories 1e7 --method kahan --dtype f32
 step phantom_photon phantom_check photon examples/phantom_photon.ini --histories 1e7
+fi
 # Liu's Table IV case (test 3, 10^3 voxels, one batch): the rounding-loss estimate of the CLI must
 # flag the FP32 atomic tally once it loses more than 1 % (1.6e7 histories lose about 2.6 %), not at
 # 4e6 (about 0.24 %), and never KAS or FP64 (tests/sim/check_rounding_loss.py).
@@ -142,7 +143,6 @@ step loss_fp32_1.6e7 loss_case fp32_16 atomic f32 1.6e7 yes
 step loss_fp32_4e6 loss_case fp32_4 atomic f32 4e6 no
 step loss_kas_1.6e7 loss_case kas_16 kahan f32 1.6e7 no
 step loss_fp64_1.6e7 loss_case fp64_16 atomic f64 1.6e7 no
-fi
 fi
 if stage bench_phantom; then
 step bench_phantom env MCT_COMMIT="$COMMIT" \

@@ -14,9 +14,9 @@ lib=$(ls "$work"/prefix/lib*/libmctally.so.*.*.* | head -n 1)
 bash "$SRC/../api/check_exports.sh" "$lib" "$work/prefix/include/mctally"
 cmake -S "$SRC" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer" >/dev/null
-LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64" "$work/consumer/consumer" | grep -q "mctally "
+LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/consumer/consumer" | grep -q "mctally "
 pc=$(ls "$work"/prefix/lib*/pkgconfig/mctally.pc)
 cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs mctally)
 cc "$SRC/consumer.c" $cflags -o "$work/consumer_pc"
-LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64" "$work/consumer_pc" | grep -q "mctally "
+LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/consumer_pc" | grep -q "mctally "
 echo "install: CMake package and pkg-config consumers built and ran"
