@@ -141,7 +141,9 @@ MCT_API void mct_tally_desc_init(mct_tally_desc_t* desc);
  * built with CUDA); TOO_LARGE or OUT_OF_MEMORY; CUDA_ERROR. On error *out is NULL. */
 MCT_API mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc);
 
-/** Frees the tally; NULL is a no-op. */
+/** Frees the tally; NULL is a no-op. As with free(), the handle is invalid
+ * afterwards: destroying it again or passing it to any other call is
+ * undefined behaviour (a use after free), which the library cannot detect. */
 MCT_API void mct_tally_destroy(mct_tally_t tally);
 
 /** The descriptor the tally was created from, with AUTO resolved (backend and
@@ -256,11 +258,12 @@ MCT_API mct_status_t mct_tally_counts(mct_tally_t tally, int64_t* batches, int64
 MCT_API mct_status_t mct_tally_results(mct_tally_t tally, double* mean, double* rel_err);
 
 /** Per-bin raw sums over all batches, in double (exact for integer tallies up
- * to 2^53). */
+ * to 2^53). INVALID_STATE before the first mct_tally_end_batch, as
+ * mct_tally_results (there are no sums yet, not sums of zero). */
 MCT_API mct_status_t mct_tally_sums(mct_tally_t tally, double* sums);
 
 /** Per-bin raw sums of an integer tally as exact 64-bit integers
- * (NOT_SUPPORTED for float tallies). The sums are int64 for u64 tallies too: a
+ * (NOT_SUPPORTED for float tallies; INVALID_STATE before the first batch). The sums are int64 for u64 tallies too: a
  * batch whose u64 bin, or whose running sum, passes INT64_MAX is reported by
  * mct_tally_end_batch as OVERFLOW and left out of that bin's sum. */
 MCT_API mct_status_t mct_tally_sums_i64(mct_tally_t tally, int64_t* sums);

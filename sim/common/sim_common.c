@@ -42,15 +42,31 @@ mct_status_t sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_de
     return MCT_STATUS_SUCCESS;
 }
 
+mct_status_t sim_replica_limit(mct_tally_t tally, int64_t* limit) {
+    mct_tally_desc_t d;
+    mct_status_t st = mct_tally_get_desc(tally, &d);
+    if (st) return st;
+    const int host = d.backend == MCT_BACKEND_CPU || d.backend == MCT_BACKEND_EMULATED;
+    if ((st = mct_tally_max_replicas(tally, host ? SIM_HOST_REPLICA_FRACTION : 0.5, limit))) return st;
+    if (host) {
+        const int64_t cap = (int64_t)(SIM_HOST_REPLICA_BYTES / ((size_t)d.bins * mct_dtype_size(d.dtype)));
+        if (*limit > cap) *limit = cap;
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
 mct_status_t sim_reserve_replicas(mct_tally_t tally, int64_t threads) {
     /* The tally learns how many threads add, so that its determinism says
      * whether the replicas it could hold were private. */
     mct_status_t st = mct_tally_set_writers(tally, threads);
-    if (!st) st = mct_tally_reserve_replicas(tally, threads);
-    if (st != MCT_STATUS_TOO_LARGE) return st;
     int64_t fit = 0;
-    if ((st = mct_tally_max_replicas(tally, 0.5, &fit))) return st;
-    return fit >= 1 ? mct_tally_reserve_replicas(tally, fit) : MCT_STATUS_TOO_LARGE;
+    if (!st) st = sim_replica_limit(tally, &fit);
+    if (st) return st;
+    if (fit < 1) return MCT_STATUS_TOO_LARGE;
+    st = mct_tally_reserve_replicas(tally, threads < fit ? threads : fit);
+    /* The limit counts free memory that another process may take meanwhile. */
+    if (st == MCT_STATUS_TOO_LARGE && fit > 1) st = mct_tally_reserve_replicas(tally, fit / 2);
+    return st;
 }
 
 int sim_cpu_threads(void) {

@@ -32,9 +32,25 @@ double sim_now_seconds(void);
  * (MCT_BLOCK_TALLY_SMEM_LIMIT); else SUCCESS. */
 mct_status_t sim_check_float_tally(mct_tally_t tally, int64_t bins, mct_tally_desc_t* d);
 
-/** Replicated tallies: one replica per adding thread (`threads`) where they
- * fit; else as many as fit in half the free memory, which the threads then
- * share through atomics (still right). TOO_LARGE when not even one fits. */
+/** The host backends (cpu, emulated) keep replicas in the machine's RAM,
+ * beside everything else: at most this share of the free memory, and at most
+ * SIM_HOST_REPLICA_BYTES in all (every copy is read again by each batch's
+ * reduction, as the library's own default replicas), so that a run with many
+ * adding threads (the
+ * emulated GPU grid: 65536 threads x 8000 bins x 8 B would be 4 GB) does not
+ * take the machine's memory. More threads than replicas share them through
+ * atomics, which is still right; mct_tally_determinism then reports
+ * not_guaranteed for a float tally. */
+#define SIM_HOST_REPLICA_FRACTION 0.25
+#define SIM_HOST_REPLICA_BYTES ((size_t)256 << 20)
+
+/** The most replicas a problem reserves: SIM_HOST_REPLICA_* on the host
+ * backends, half the free memory on a GPU. */
+mct_status_t sim_replica_limit(mct_tally_t tally, int64_t* limit);
+
+/** Replicated tallies: one replica per adding thread (`threads`) where that
+ * is within sim_replica_limit; else that many, which the threads then share
+ * through atomics (still right). TOO_LARGE when not even one fits. */
 mct_status_t sim_reserve_replicas(mct_tally_t tally, int64_t threads);
 
 /** OpenMP threads a CPU engine's parallel loops run on, and the calling

@@ -59,11 +59,16 @@ static int64_t chunk_size(const sim_run_t* run, const mct_tally_desc_t* d, int64
 /* The replicated method's replicas, as the run asks (sim_replicas_t). */
 static mct_status_t reserve_replicas(const sim_run_t* run, const sim_engine_t* e, void* ctx, int64_t* chunk) {
     if (run->replicas == SIM_REPLICAS_SHARE) return sim_reserve_replicas(run->tally, e->tally_threads(ctx, *chunk));
+    int64_t limit = 0;
+    mct_status_t st = sim_replica_limit(run->tally, &limit);
+    if (st) return st;
     for (;;) {
         const int64_t threads = e->tally_threads(ctx, *chunk);
-        const mct_status_t st = mct_tally_reserve_replicas(run->tally, threads);
+        st = threads <= limit ? mct_tally_reserve_replicas(run->tally, threads) : MCT_STATUS_TOO_LARGE;
         if (!st) return mct_tally_set_writers(run->tally, threads);
-        if (st != MCT_STATUS_TOO_LARGE || *chunk <= run->min_chunk) return st;
+        if (st != MCT_STATUS_TOO_LARGE) return st;
+        /* At the smallest chunk, the threads share the replicas that fit. */
+        if (*chunk <= run->min_chunk) return sim_reserve_replicas(run->tally, threads);
         *chunk /= 2;
     }
 }

@@ -25,16 +25,30 @@ void mct_phantom_params_init(mct_phantom_params_t* p) {
 #define PHANTOM_UNSET (MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_ZERO_UNSET)
 
 /* The tables start at 12.5 keV for electrons and 1 keV for photons and end at
- * 1 GeV; 1290^3 voxels is the largest cube a tally's 2^31 bins hold. */
+ * 1 GeV; 1290^3 voxels is the largest cube a tally's 2^31 bins hold.
+ *
+ * Bounds that keep a run finite and its dose meaningful:
+ * - size_cm >= 1e-3 (10 um): the smallest voxel, 1e-3/1290 cm, has a volume of
+ *   4.7e-19 cm^3, so the dose (MeV / voxel mass) stays a normal double; a size
+ *   near the smallest double makes the volume 0 and the dose NaN.
+ * - step_fraction >= 1e-3: a step's energy loss must be resolved by the range
+ *   table's arithmetic. The FP32 transport rounds ln E (|ln E| <= 7 over the
+ *   tables) to 2^-24 relative, about 4e-7; below about 1e-6 the step's target
+ *   energy rounds back onto E, and the electron either stops where it is (all
+ *   its energy at entry) or takes steps that lose nothing and never ends.
+ *   1e-3 keeps three orders of margin over that (FP64 has more) and bounds a
+ *   primary electron to ln(1 GeV / 12.5 keV) / 1e-3 = 1.1e4 steps (each
+ *   secondary to fewer). The upper bound 0.5 keeps the continuous loss of a
+ *   step a small part of the energy, as class II condensed history assumes. */
 static const mct_sim_param_t phantom_params[] = {
-    {PHANTOM_PARAM(F64, size_cm), 0.0, 1e4, PHANTOM_OPEN, 40.0, "cm"},
+    {PHANTOM_PARAM(F64, size_cm), 1e-3, 1e4, PHANTOM_FILE, 40.0, "cm"},
     {PHANTOM_PARAM(INT, voxels), 1.0, 1290.0, PHANTOM_FILE, 100.0, "voxels per edge"},
     {PHANTOM_PARAM(F64, energy_MeV), 0.0, 1000.0, PHANTOM_OPEN, 20.0, "MeV"},
     {PHANTOM_PARAM(F64, electron_cutoff_MeV), 0.0125, 1000.0, PHANTOM_FILE, 0.2, "MeV"},
     {PHANTOM_PARAM(F64, photon_cutoff_MeV), 0.001, 1000.0, PHANTOM_FILE, 0.01, "MeV"},
     {PHANTOM_PARAM(F64, delta_threshold_MeV), 0.0125, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
     {PHANTOM_PARAM(F64, brems_threshold_MeV), 0.001, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
-    {PHANTOM_PARAM(F64, step_fraction), 0.0, 0.5, PHANTOM_OPEN, 0.04, "largest fractional energy loss per step"},
+    {PHANTOM_PARAM(F64, step_fraction), 1e-3, 0.5, PHANTOM_FILE, 0.04, "largest fractional energy loss per step"},
     {PHANTOM_PARAM(I64, histories), 1.0, INFINITY, 0, 1e5, NULL},
     {PHANTOM_PARAM(I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
     {PHANTOM_PARAM(U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},

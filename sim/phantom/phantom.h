@@ -43,7 +43,7 @@ typedef enum {
 /** The parameters; the numeric ones' ranges and defaults are in
  * mct_phantom_param_table (the defaults in parentheses). */
 typedef struct {
-    double size_cm;              /**< edge of the cube (40), (0, 1e4] */
+    double size_cm;              /**< edge of the cube (40), [1e-3, 1e4] */
     int voxels;                  /**< voxels per edge n (100), 1 .. 1290; the tally has n^3 bins */
     double energy_MeV;           /**< beam kinetic energy (20), (0, 1000], above both cut-offs */
     mct_phantom_particle_t particle; /**< electron (default) or photon */
@@ -51,7 +51,7 @@ typedef struct {
     double photon_cutoff_MeV;    /**< photons below it deposit locally (0.01), >= 0.001 */
     double delta_threshold_MeV;  /**< Moller delta rays made above it (0: the electron cut-off), [0.0125, 1e9] */
     double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off), [0.001, 1e9] */
-    double step_fraction;        /**< largest fractional energy loss per step (0.04), in (0, 0.5] */
+    double step_fraction;        /**< largest fractional energy loss per step (0.04), in [1e-3, 0.5] */
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
     int64_t histories;           /**< >= batches */

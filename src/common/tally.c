@@ -469,6 +469,7 @@ mct_status_t mct_tally_results(mct_tally_t t, double* mean, double* rel_err) {
 
 mct_status_t mct_tally_sums(mct_tally_t t, double* sums) {
     if (!t || !sums) return MCT_STATUS_NULL_POINTER;
+    if (t->batches < 1) return MCT_STATUS_INVALID_STATE;
     for (int64_t k = 0; k < t->desc.bins; ++k) sums[k] = t->isum ? (double)t->isum[k] : t->fsum[k];
     return MCT_STATUS_SUCCESS;
 }
@@ -476,6 +477,7 @@ mct_status_t mct_tally_sums(mct_tally_t t, double* sums) {
 mct_status_t mct_tally_sums_i64(mct_tally_t t, int64_t* sums) {
     if (!t || !sums) return MCT_STATUS_NULL_POINTER;
     if (!t->isum) return MCT_STATUS_NOT_SUPPORTED;
+    if (t->batches < 1) return MCT_STATUS_INVALID_STATE;
     memcpy(sums, t->isum, (size_t)t->desc.bins * sizeof(int64_t));
     return MCT_STATUS_SUCCESS;
 }

@@ -57,6 +57,10 @@ static void test_batch_statistics(void) {
     mct_tally_t t = make(2, MCT_DTYPE_F64, MCT_METHOD_ATOMIC);
     double mean[2], rel[2];
     ASSERT_STATUS(mct_tally_results(t, mean, rel), MCT_STATUS_INVALID_STATE);
+    /* No batch yet: no sums either (not sums of zero). */
+    double early[2] = {-1.0, -1.0};
+    ASSERT_STATUS(mct_tally_sums(t, early), MCT_STATUS_INVALID_STATE);
+    ASSERT_EQ_F64(early[0], -1.0);
     ASSERT_STATUS(mct_tally_end_batch(t, 0), MCT_STATUS_INVALID_VALUE);
     /* Batch sums of bin 0 over 100 histories each: 10, 12, 14, 16 -> batch
      * means 0.10 .. 0.16, mean 0.13, SE = sqrt(sum (x - 0.13)^2 / (4 * 3)). */

@@ -13,6 +13,7 @@
 #include "mctally/mct.h"
 #include "phantom.h"
 #include "scatter.h"
+#include "sim_common.h"
 #include "sim_test_tally.h"
 #include "tally_only.h"
 #include "test_assert.h"
@@ -154,7 +155,9 @@ static void expect_range(const mct_sim_param_table_t* t, const char* key, const 
 
 static void test_describe(void) {
     expect_range(&mct_phantom_param_table, "voxels", "a whole number 1 .. 1290 (voxels per edge)");
-    expect_range(&mct_phantom_param_table, "size_cm", "a number in (0, 10000] (cm)");
+    expect_range(&mct_phantom_param_table, "size_cm", "a number in [0.001, 10000] (cm)");
+    expect_range(&mct_phantom_param_table, "step_fraction",
+                 "a number in [0.001, 0.5] (largest fractional energy loss per step)");
     expect_range(&mct_phantom_param_table, "delta_threshold_MeV", "a number in [0.0125, 1e9] (MeV)");
     expect_range(&mct_tally_only_param_table, "bins", "a whole number 1 .. 2^31");
     expect_range(&mct_tally_only_param_table, "collisions", "a whole number 1 .. 1000000");
@@ -181,7 +184,72 @@ static void test_stream(void) {
     mct_tally_destroy(t);
 }
 
+/* The phantom's bounds that keep a run finite and its dose a number: a step
+ * fraction whose energy loss the transport resolves, a cube whose voxels have
+ * a volume. */
+static void test_physical_bounds(void) {
+    mct_phantom_params_t p;
+    mct_phantom_params_init(&p);
+    p.voxels = 10;
+    mct_tally_t t = make(MCT_DTYPE_F64, 1000);
+    const double bad_steps[] = {1e-15, 1e-12, 1e-9, 1e-6, 9.99e-4, 0.0, -0.1, 0.6, NAN};
+    for (size_t i = 0; i < sizeof bad_steps / sizeof *bad_steps; ++i) {
+        p.step_fraction = bad_steps[i];
+        ASSERT_STATUS(mct_phantom_check(&p, t), MCT_STATUS_INVALID_VALUE);
+    }
+    p.step_fraction = 1e-3;
+    ASSERT_STATUS(mct_phantom_check(&p, t), MCT_STATUS_SUCCESS);
+    p.step_fraction = 0.04;
+    const double bad_sizes[] = {1e-300, 5e-324, 9.99e-4, 0.0};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof *bad_sizes; ++i) {
+        p.size_cm = bad_sizes[i];
+        ASSERT_STATUS(mct_phantom_check(&p, t), MCT_STATUS_INVALID_VALUE);
+    }
+    /* The smallest cube at the finest grid: the voxel mass and so the dose of
+     * one MeV are finite and non-zero. */
+    p.size_cm = 1e-3;
+    p.voxels = 1290;
+    double dose = 1.0;
+    mct_phantom_dose_gy(&p, &dose, &dose, 1);
+    ASSERT_TRUE(isfinite(dose) && dose > 0.0);
+    mct_tally_destroy(t);
+}
+
+/* Replicas on a host backend stay within SIM_HOST_REPLICA_BYTES however many
+ * threads add: 65536 emulated threads on 8000 f64 bins would ask for 4 GB.
+ * The threads then share the replicas, and the tally says so. */
+static void test_host_replica_cap(void) {
+    mct_tally_desc_t d;
+    mct_tally_desc_init(&d);
+    d.bins = 8000;
+    d.dtype = MCT_DTYPE_F64;
+    d.method = MCT_METHOD_REPLICATED;
+    d.backend = MCT_BACKEND_EMULATED;
+    mct_tally_t t = NULL;
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    int64_t limit = 0, replicas = 0, writers = 0;
+    ASSERT_STATUS(sim_replica_limit(t, &limit), MCT_STATUS_SUCCESS);
+    const int64_t cap = (int64_t)(SIM_HOST_REPLICA_BYTES / (8000 * sizeof(double)));
+    ASSERT_TRUE(limit >= 1 && limit <= cap);
+    ASSERT_STATUS(sim_reserve_replicas(t, 65536), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_replicas(t, &replicas, &writers), MCT_STATUS_SUCCESS);
+    ASSERT_TRUE(replicas >= 1 && replicas <= cap);
+    ASSERT_EQ_I64(writers, 65536);
+    mct_determinism_t det = MCT_BITWISE;
+    ASSERT_STATUS(mct_tally_determinism(t, &det), MCT_STATUS_SUCCESS);
+    ASSERT_TRUE(det == MCT_NOT_GUARANTEED);
+    mct_tally_destroy(t);
+    /* Few threads still get one private replica each. */
+    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(sim_reserve_replicas(t, 4), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_replicas(t, &replicas, &writers), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(replicas, 4);
+    mct_tally_destroy(t);
+}
+
 int main(void) {
+    test_physical_bounds();
+    test_host_replica_cap();
     test_tables();
     test_stricter();
     test_describe();

@@ -3,7 +3,9 @@
 #ifndef MCT_CLI_H
 #define MCT_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "escape.h"
 #include "phantom.h"
@@ -36,15 +38,74 @@ int mct_cli_error(const char* fmt, ...);
 int mct_cli_check_out_dir(const char* dir);
 int mct_cli_check_out_file(const char* path);
 
+/** The longest line of a problem file, in bytes without its line end: inih
+ * reads lines into a buffer of a size fixed when it is built (Debian: 200
+ * bytes with the NUL), and a longer line is refused rather than split. */
+#define MCT_CLI_INI_MAX_LINE 199
+/** The largest problem file read. */
+#define MCT_CLI_INI_MAX_BYTES ((size_t)1 << 20)
+
 /** Reads and checks a problem file; prints one clear message and returns
  * non-zero on the first problem found. */
 int mct_cli_config_load(const char* path, mct_cli_config_t* cfg);
+/** The same for a problem file's text (`len` bytes, any bytes; `name` for the
+ * messages, "name:line: what"); cfg gets the defaults first. */
+int mct_cli_config_parse(const char* text, size_t len, const char* name, mct_cli_config_t* cfg);
+/** The defaults of every key. */
+void mct_cli_config_defaults(mct_cli_config_t* cfg);
 
-/** Parses whole numbers: a decimal integer or an exactly integral value in
- * scientific notation ("1e8"); 0 on success. */
+/** The one number parser of problem files and flags, decimal only (no hex,
+ * inf or nan, no blanks); 0 on success. i64: a decimal integer or an exactly
+ * integral value in scientific notation ("1e8") within [min, max]; u64:
+ * decimal digits 0 .. 2^64-1; f64: a finite decimal number >= min. */
 int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out);
 int mct_cli_parse_u64(const char* text, uint64_t* out);
 int mct_cli_parse_f64(const char* text, double min, double* out);
+
+/** Opens `path` for reading when it is a regular file (or a link to one): a
+ * directory, FIFO, device or socket is refused before it is opened, with a
+ * message naming `what` ("keys file"); 1 after a message. */
+int mct_cli_open_regular(const char* path, const char* what, FILE** out);
+/** Reads the regular file `path` whole, at most `max_bytes`, into *data
+ * (malloc'd, NUL after the last byte); 1 after a message. */
+int mct_cli_read_file(const char* path, const char* what, size_t max_bytes, char** data, size_t* size);
+
+/** `mctally run`'s arguments after parsing: the problem file read, the flags
+ * applied over it. */
+typedef struct {
+    const char* file;
+    const char* out_dir;
+    mct_backend_t backend;
+    mct_cli_config_t cfg;
+    int loss_sample_log2; /* -1: off */
+    double loss_threshold;
+} mct_cli_run_args_t;
+
+/** Parses `run`'s arguments (after the command), reads the problem file and
+ * checks the output directory: 0, 1 after a message, 2 after --help. */
+int mct_cli_run_parse(int argc, char** argv, mct_cli_run_args_t* a);
+/** The tally's descriptor for a parsed run; 1 after a message when the
+ * problem cannot have one (more bins than a tally holds, ...). */
+int mct_cli_run_desc(const mct_cli_run_args_t* a, mct_tally_desc_t* d);
+
+/** `mctally accumulate`'s arguments and data. */
+typedef struct {
+    int64_t bins;
+    const char *keys_path, *values_path, *out;
+    mct_method_t method;
+    mct_backend_t backend;
+    mct_dtype_t dtype;
+    int have_dtype, frac_bits;
+    uint32_t* keys;  /* n keys, each < bins */
+    double* values;  /* n finite values */
+    int64_t n;
+} mct_cli_acc_t;
+
+/** Parses `accumulate`'s arguments, reads and checks the two files: 0, 1
+ * after a message, 2 after --help. mct_cli_accumulate_free releases the data
+ * (also after an error). */
+int mct_cli_accumulate_prepare(int argc, char** argv, mct_cli_acc_t* a);
+void mct_cli_accumulate_free(mct_cli_acc_t* a);
 
 int mct_cli_run(int argc, char** argv);
 int mct_cli_methods(int argc, char** argv);

@@ -26,14 +26,7 @@ static const char accumulate_usage[] =
     "below 2^62. A key >= B, a NaN or infinite value, an empty, truncated or missing\n"
     "file, or files of different lengths: an error naming it, and nothing written.\n";
 
-typedef struct {
-    int64_t bins;
-    const char *keys_path, *values_path, *out;
-    mct_method_t method;
-    mct_backend_t backend;
-    mct_dtype_t dtype;
-    int have_dtype, frac_bits;
-} acc_args_t;
+typedef mct_cli_acc_t acc_args_t;
 
 static int parse_args(int argc, char** argv, acc_args_t* a) {
     memset(a, 0, sizeof *a);
@@ -44,7 +37,7 @@ static int parse_args(int argc, char** argv, acc_args_t* a) {
         const char* f = argv[i];
         if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
             fputs(accumulate_usage, stdout);
-            exit(0);
+            return 2;
         }
         if (i + 1 >= argc) return mct_cli_error("accumulate: option %s needs a value", f);
         const char* v = argv[++i];
@@ -75,31 +68,25 @@ static int parse_args(int argc, char** argv, acc_args_t* a) {
     return 0;
 }
 
+/* Keys or values files are read whole; an item count must fit a tally's add. */
+#define MCT_CLI_ACC_MAX_BYTES ((size_t)1 << 40)
+
 /* Reads a whole file of `item` byte records; 0 on success. */
-static int read_items(const char* path, size_t item, void** data, int64_t* count) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return mct_cli_error("cannot open '%s': %s", path, strerror(errno));
-    long size = (fseek(f, 0, SEEK_END) == 0) ? ftell(f) : -1;
-    rewind(f);
-    if (size < 0) {
-        fclose(f);
-        return mct_cli_error("cannot read '%s'", path);
-    }
+static int read_items(const char* path, const char* what, size_t item, void** data, int64_t* count) {
+    char* buf = NULL;
+    size_t size = 0;
+    if (mct_cli_read_file(path, what, MCT_CLI_ACC_MAX_BYTES, &buf, &size)) return 1;
     if (size == 0) {
-        fclose(f);
-        return mct_cli_error("'%s' is empty", path);
+        free(buf);
+        return mct_cli_error("%s '%s' is empty", what, path);
     }
-    if (size % (long)item) {
-        fclose(f);
-        return mct_cli_error("'%s' is truncated: %ld bytes is not a whole number of %zu-byte items", path, size, item);
+    if (size % item) {
+        free(buf);
+        return mct_cli_error("%s '%s' is truncated: %zu bytes is not a whole number of %zu-byte items", what, path,
+                             size, item);
     }
-    *data = malloc((size_t)size);
-    if (!*data || fread(*data, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        return mct_cli_error("cannot read '%s'", path);
-    }
-    fclose(f);
-    *count = size / (long)item;
+    *data = buf;
+    *count = (int64_t)(size / item);
     return 0;
 }
 
@@ -197,7 +184,24 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     mct_determinism_t det = MCT_NOT_GUARANTEED;
     mct_tally_determinism(t, &det);
     cJSON_AddStringToObject(summary, "determinism", mct_determinism_name(det));
-    if (d.method == MCT_METHOD_FIXED) cJSON_AddNumberToObject(summary, "fixed_frac_bits", d.fixed_frac_bits);
+    if (d.method == MCT_METHOD_FIXED) {
+        cJSON_AddNumberToObject(summary, "fixed_frac_bits", d.fixed_frac_bits);
+        /* fixed stores round(v * 2^bits): a value of at most half a unit
+         * (subnormals always) becomes 0. Said, not silently dropped. */
+        const double half = ldexp(0.5, -d.fixed_frac_bits);
+        int64_t zeroed = 0, first = -1;
+        for (int64_t i = 0; i < n; ++i)
+            if (values[i] != 0.0 && fabs(values[i]) <= half) {
+                if (first < 0) first = i;
+                ++zeroed;
+            }
+        cJSON_AddNumberToObject(summary, "values_rounded_to_zero", (double)zeroed);
+        if (zeroed)
+            fprintf(stderr,
+                    "mctally: warning: %lld non-zero values (the first at item %lld: %g) are at most 2^-%d and round to "
+                    "0 in fixed point with %d fraction bits; use a float method to keep them\n",
+                    (long long)zeroed, (long long)first, values[first], d.fixed_frac_bits + 1, d.fixed_frac_bits);
+    }
     cJSON_AddNumberToObject(summary, "seconds", seconds);
     mct_plan_info_t plan;
     if (!mct_tally_plan_info(t, &plan)) cJSON_AddItemToObject(summary, "plan", mct_cli_plan_json(&plan));
@@ -205,19 +209,39 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     return 0;
 }
 
+int mct_cli_accumulate_prepare(int argc, char** argv, acc_args_t* a) {
+    const int parsed = parse_args(argc, argv, a);
+    if (parsed) return parsed;
+    if (!host_is_little_endian()) return mct_cli_error("accumulate: big-endian hosts are not supported");
+    int64_t nv = 0;
+    if (read_items(a->keys_path, "keys file", sizeof(uint32_t), (void**)&a->keys, &a->n) ||
+        read_items(a->values_path, "values file", sizeof(double), (void**)&a->values, &nv))
+        return 1;
+    if (a->n != nv)
+        return mct_cli_error("'%s' holds %lld keys but '%s' holds %lld values", a->keys_path, (long long)a->n,
+                             a->values_path, (long long)nv);
+    return check_data(a, a->keys, a->values, a->n);
+}
+
+void mct_cli_accumulate_free(acc_args_t* a) {
+    free(a->keys);
+    free(a->values);
+    a->keys = NULL;
+    a->values = NULL;
+}
+
 int mct_cli_accumulate(int argc, char** argv) {
     acc_args_t a;
-    if (parse_args(argc, argv, &a)) return 1;
-    if (!host_is_little_endian()) return mct_cli_error("accumulate: big-endian hosts are not supported");
-    uint32_t* keys = NULL;
-    double *values = NULL, *bins = NULL;
-    int64_t nk = 0, nv = 0;
-    int rc = read_items(a.keys_path, sizeof(uint32_t), (void**)&keys, &nk) ||
-             read_items(a.values_path, sizeof(double), (void**)&values, &nv);
-    if (!rc && nk != nv)
-        rc = mct_cli_error("'%s' holds %lld keys but '%s' holds %lld values", a.keys_path, (long long)nk, a.values_path,
-                           (long long)nv);
-    if (!rc) rc = check_data(&a, keys, values, nk);
+    const int prepared = mct_cli_accumulate_prepare(argc, argv, &a);
+    if (prepared) {
+        mct_cli_accumulate_free(&a);
+        return prepared == 2 ? 0 : 1;
+    }
+    const uint32_t* keys = a.keys;
+    const double* values = a.values;
+    const int64_t nk = a.n;
+    double* bins = NULL;
+    int rc = 0;
     cJSON* summary = cJSON_CreateObject();
     if (!rc && !(bins = calloc((size_t)a.bins, sizeof(double)))) rc = mct_cli_error("out of memory for %lld bins", (long long)a.bins);
     if (!rc) rc = tally_data(&a, keys, values, nk, bins, summary);
@@ -240,6 +264,7 @@ int mct_cli_accumulate(int argc, char** argv) {
                         (long long)a.bins, mct_method_name(a.method), total, a.out, json_path);
     }
     cJSON_Delete(summary);
-    free(keys), free(values), free(bins);
+    mct_cli_accumulate_free(&a);
+    free(bins);
     return rc;
 }

@@ -17,26 +17,62 @@
 
 typedef struct {
     mct_cli_config_t* cfg;
-    const char* path;
+    const char* text; /* the whole file */
+    size_t len, pos;  /* its length; where the next line starts */
+    int lineno;       /* of the line read last */
+    int error_line;   /* of the first error; its message in error */
     char error[512];
     int have_type;
 } load_ctx_t;
 
+/* Records an error of the line just read; returns NULL (the reader's stop). */
+static char* line_error(load_ctx_t* c, const char* why) {
+    snprintf(c->error, sizeof c->error, "%s", why);
+    c->error_line = c->lineno;
+    return NULL;
+}
+
+/* The numbers of problem files and flags are decimal: [+-] digits [. digits]
+ * [e [+-] digits], with a digit before or after the point. strtod alone would
+ * also take hex ("0x1p7"), "inf", "nan" and leading blanks. */
+static int is_decimal(const char* s, int integer_only) {
+    if (*s == '+' || *s == '-') ++s;
+    size_t digits = strspn(s, "0123456789");
+    s += digits;
+    if (!integer_only && *s == '.') {
+        const size_t frac = strspn(s + 1, "0123456789");
+        digits += frac;
+        s += 1 + frac;
+    }
+    if (digits == 0) return 0;
+    if (!integer_only && (*s == 'e' || *s == 'E')) {
+        ++s;
+        if (*s == '+' || *s == '-') ++s;
+        const size_t exp = strspn(s, "0123456789");
+        if (exp == 0) return 0;
+        s += exp;
+    }
+    return *s == '\0';
+}
+
 int mct_cli_parse_f64(const char* text, double min, double* out) {
+    if (!text || !is_decimal(text, 0)) return 1;
     char* end = NULL;
     errno = 0;
     double v = strtod(text, &end);
+    /* ERANGE: beyond the range of a double, or so small that it underflows. */
     if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v) || v < min) return 1;
     *out = v;
     return 0;
 }
 
 int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out) {
-    char* end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (end != text && *end == '\0' && errno == 0) {
-        if (v < min || v > max) return 1;
+    if (!text) return 1;
+    if (is_decimal(text, 1)) {
+        char* end = NULL;
+        errno = 0;
+        long long v = strtoll(text, &end, 10);
+        if (*end != '\0' || errno != 0 || v < min || v > max) return 1;
         *out = v;
         return 0;
     }
@@ -49,17 +85,19 @@ int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out) 
 }
 
 int mct_cli_parse_u64(const char* text, uint64_t* out) {
+    if (!text || !text[0] || strspn(text, "0123456789") != strlen(text)) return 1;
     char* end = NULL;
     errno = 0;
-    if (text[0] == '-' || text[0] == '\0') return 1;
     unsigned long long v = strtoull(text, &end, 10);
     if (*end != '\0' || errno == ERANGE) return 1;
     *out = v;
     return 0;
 }
 
+/* A key's error: recorded with the line just read; 0 stops the parse. */
 static int fail(load_ctx_t* c, const char* section, const char* key, const char* value, const char* why) {
     snprintf(c->error, sizeof c->error, "[%s] %s = %s: %s", section, key, value, why);
+    c->error_line = c->lineno;
     return 0;
 }
 
@@ -224,40 +262,70 @@ static int set_section(load_ctx_t* c, const section_t* sec, const char* key, con
 
 static int on_key(void* user, const char* section, const char* key, const char* value) {
     load_ctx_t* c = user;
+    if (c->error[0]) return 0;
     if (!strcmp(section, "problem")) return set_problem(c, key, value);
     if (!strcmp(section, "tally")) return set_tally(c, key, value);
     for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i)
         if (!strcmp(section, sections[i].name)) return set_section(c, &sections[i], key, value);
     if (!section[0]) return fail(c, "", key, value, "key outside any section");
     snprintf(c->error, sizeof c->error, "unknown section [%s] (known: " SIM_CLI_SECTIONS ")", section);
+    c->error_line = c->lineno;
     return 0;
 }
 
-/* inih reports sections only through their keys, so an empty unknown section
- * would pass unseen; check the section headers first. */
-static int check_sections(FILE* f, char* error, size_t size) {
-    char line[1024];
-    int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        ++lineno;
-        char* s = line + strspn(line, " \t");
-        if (*s != '[') continue;
-        char* end = strchr(s, ']');
-        if (!end) {
-            snprintf(error, size, "line %d: section header without ']'", lineno);
-            return 1;
-        }
-        *end = '\0';
-        if (strcmp(s + 1, "problem") && strcmp(s + 1, "tally") && strcmp(s + 1, "escape") && strcmp(s + 1, "phantom") &&
-            strcmp(s + 1, "tally_only") && strcmp(s + 1, "scatter")) {
-            snprintf(error, size, "line %d: unknown section [%s] (known: " SIM_CLI_SECTIONS ")", lineno, s + 1);
-            return 1;
+/* The known section names. */
+static int known_section(const char* name) {
+    static const char* const names[] = {"problem", "tally", "escape", "phantom", "tally_only", "scatter"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+        if (!strcmp(name, names[i])) return 1;
+    return 0;
+}
+
+/* Lines reach inih through this reader, one at a time, so that the line
+ * numbers of every message are the reader's and each line is seen whole:
+ * a line longer than inih's buffer would otherwise be split and its tail read
+ * as a line of its own (a comment's tail as a key). The reader refuses such a
+ * line, a NUL byte and an unknown or unclosed section header (inih reports
+ * sections only through their keys, so an empty unknown section would pass
+ * unseen), and stops at the first error of any kind. Leading blanks are
+ * dropped, so an indented line is a line like any other (inih may read it as
+ * a continuation otherwise). */
+static char* read_line(char* str, int num, void* stream) {
+    load_ctx_t* c = stream;
+    if (c->error[0] || c->pos >= c->len) return NULL;
+    const char* line = c->text + c->pos;
+    const char* nl = memchr(line, '\n', c->len - c->pos);
+    size_t n = nl ? (size_t)(nl - line) : c->len - c->pos;
+    c->pos += n + (nl != NULL);
+    ++c->lineno;
+    if (memchr(line, '\0', n)) return line_error(c, "line holds a NUL byte (not a text file?)");
+    if (n > 0 && line[n - 1] == '\r') --n;
+    /* A UTF-8 byte-order mark before the first line. */
+    if (c->lineno == 1 && n >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) line += 3, n -= 3;
+    const size_t limit = num - 1 < MCT_CLI_INI_MAX_LINE ? (size_t)(num - 1) : (size_t)MCT_CLI_INI_MAX_LINE;
+    if (n > limit) {
+        char why[160];
+        snprintf(why, sizeof why, "line is %zu bytes long; a line of a problem file holds at most %zu", n, limit);
+        return line_error(c, why);
+    }
+    while (n > 0 && (*line == ' ' || *line == '\t')) ++line, --n;
+    memcpy(str, line, n);
+    str[n] = '\0';
+    if (str[0] == '[') {
+        char* end = strchr(str, ']');
+        if (!end) return line_error(c, "section header without ']'");
+        char name[MCT_CLI_INI_MAX_LINE + 1];
+        snprintf(name, sizeof name, "%.*s", (int)(end - str - 1), str + 1);
+        if (!known_section(name)) {
+            snprintf(c->error, sizeof c->error, "unknown section [%s] (known: " SIM_CLI_SECTIONS ")", name);
+            c->error_line = c->lineno;
+            return NULL;
         }
     }
-    return 0;
+    return str;
 }
 
-int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
+void mct_cli_config_defaults(mct_cli_config_t* cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->histories = 1000000;
     cfg->seed = 1;
@@ -270,21 +338,33 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
     mct_phantom_params_init(&cfg->phantom);
     mct_tally_only_params_init(&cfg->tally_only);
     mct_scatter_params_init(&cfg->scatter);
+}
 
-    FILE* f = fopen(path, "r");
-    if (!f) return mct_cli_error("cannot open problem file '%s': %s", path, strerror(errno));
-    load_ctx_t c = {cfg, path, "", 0};
-    if (check_sections(f, c.error, sizeof c.error)) {
-        fclose(f);
-        return mct_cli_error("%s: %s", path, c.error);
-    }
-    rewind(f);
-    int line = ini_parse_file(f, on_key, &c);
-    fclose(f);
-    if (line != 0) {
-        if (c.error[0]) return mct_cli_error("%s:%d: %s", path, line, c.error);
-        return mct_cli_error("%s:%d: not valid INI syntax", path, line);
-    }
-    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: " SIM_CLI_PROBLEMS ")", path);
+int mct_cli_config_parse(const char* text, size_t len, const char* name, mct_cli_config_t* cfg) {
+    mct_cli_config_defaults(cfg);
+    load_ctx_t c;
+    memset(&c, 0, sizeof c);
+    c.cfg = cfg;
+    c.text = text;
+    c.len = len;
+    const int first = ini_parse_stream(read_line, &c, on_key, &c);
+    /* inih returns the first line it found wrong, and goes on after its own
+     * syntax errors; the reader stops at the first of ours. A syntax error
+     * before ours is the first error. */
+    if (first > 0 && (!c.error[0] || first < c.error_line))
+        return mct_cli_error("%s:%d: not valid INI syntax (expected [section], key = value or a comment)", name, first);
+    if (c.error[0]) return mct_cli_error("%s:%d: %s", name, c.error_line, c.error);
+    if (first < 0) return mct_cli_error("%s: out of memory", name);
+    if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: " SIM_CLI_PROBLEMS ")", name);
     return 0;
+}
+
+int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {
+    mct_cli_config_defaults(cfg);
+    char* text = NULL;
+    size_t len = 0;
+    if (mct_cli_read_file(path, "problem file", MCT_CLI_INI_MAX_BYTES, &text, &len)) return 1;
+    const int rc = mct_cli_config_parse(text, len, path, cfg);
+    free(text);
+    return rc;
 }

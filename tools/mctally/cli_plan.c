@@ -78,8 +78,8 @@ void mct_cli_print_plan(const mct_plan_info_t* p) {
 
 /* Keys of a file: little-endian uint32, up to `max`. */
 static int read_keys(const char* path, int64_t max, uint32_t** keys, int64_t* n) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return mct_cli_error("cannot open keys file '%s': %s", path, strerror(errno));
+    FILE* f = NULL;
+    if (mct_cli_open_regular(path, "keys file", &f)) return 1;
     *keys = malloc((size_t)max * sizeof **keys);
     if (!*keys) {
         fclose(f);

@@ -27,14 +27,7 @@ static const char run_usage[] =
     "the adds (default K 6) and warn when a bin significantly loses F or more\n"
     "(default 0.01).\n";
 
-typedef struct {
-    const char* file;
-    const char* out_dir;
-    mct_backend_t backend;
-    mct_cli_config_t cfg;
-    int loss_sample_log2; /* -1: off */
-    double loss_threshold;
-} run_args_t;
+typedef mct_cli_run_args_t run_args_t;
 
 /* Flags are applied after the file is read, so they override it. */
 static int parse_flag(run_args_t* a, const char* flag, const char* value) {
@@ -73,10 +66,8 @@ static int parse_flag(run_args_t* a, const char* flag, const char* value) {
         return 0;
     }
     if (!strcmp(flag, "--loss-threshold")) {
-        char* end = NULL;
-        errno = 0;
-        const double f = strtod(value, &end);
-        if (errno || end == value || *end || !(f >= 0.0 && f <= 1.0))
+        double f = 0.0;
+        if (mct_cli_parse_f64(value, 0.0, &f) || f > 1.0)
             return mct_cli_error("--loss-threshold %s: expected a fraction 0 .. 1", value);
         a->loss_threshold = f;
         return 0;
@@ -108,7 +99,12 @@ static void apply_run(mct_cli_config_t* c) {
     c->escape.progress = c->phantom.progress = c->tally_only.progress = c->scatter.progress = progress;
 }
 
-static int parse_args(int argc, char** argv, run_args_t* a) {
+int mct_cli_run_parse(int argc, char** argv, run_args_t* a) {
+    memset(a, 0, sizeof *a);
+    a->out_dir = "out";
+    a->backend = MCT_BACKEND_AUTO;
+    a->loss_sample_log2 = MCT_ROUNDING_LOSS_DEFAULT_LOG2;
+    a->loss_threshold = 0.01;
     static const char* const flags[] = {"--backend", "--method", "--dtype", "--histories", "--batches",
                                         "--seed", "--out", "--loss-sample", "--loss-threshold", "--determinism", "--plan",
                                         "--wisdom"};
@@ -118,7 +114,7 @@ static int parse_args(int argc, char** argv, run_args_t* a) {
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(run_usage, stdout);
-            exit(0);
+            return 2;
         }
         int known = 0;
         for (size_t f = 0; f < sizeof flags / sizeof *flags; ++f) known |= !strcmp(argv[i], flags[f]);
@@ -142,7 +138,7 @@ static int parse_args(int argc, char** argv, run_args_t* a) {
         return mct_cli_error("histories (%lld) must be at least batches (%lld)", (long long)a->cfg.histories,
                              (long long)a->cfg.batches);
     apply_run(&a->cfg);
-    return 0;
+    return mct_cli_check_out_dir(a->out_dir);
 }
 
 
@@ -622,14 +618,8 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     return rc;
 }
 
-int mct_cli_run(int argc, char** argv) {
-    run_args_t a;
-    memset(&a, 0, sizeof a);
-    a.out_dir = "out";
-    a.backend = MCT_BACKEND_AUTO;
-    a.loss_sample_log2 = MCT_ROUNDING_LOSS_DEFAULT_LOG2;
-    a.loss_threshold = 0.01;
-    if (parse_args(argc, argv, &a) || mct_cli_check_out_dir(a.out_dir)) return 1;
+int mct_cli_run_desc(const run_args_t* ap, mct_tally_desc_t* dp) {
+    const run_args_t a = *ap;
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
     d.bins = 1;
@@ -676,6 +666,18 @@ int mct_cli_run(int argc, char** argv) {
             d.method_mask = ((1u << MCT_METHOD_COUNT) - 1u) & ~(1u << MCT_METHOD_SORT_REDUCE);
         }
     }
+    *dp = d;
+    return 0;
+}
+
+int mct_cli_run(int argc, char** argv) {
+    run_args_t a;
+    const int parsed = mct_cli_run_parse(argc, argv, &a);
+    if (parsed) return parsed == 2 ? 0 : 1;
+    mct_tally_desc_t d;
+    if (mct_cli_run_desc(&a, &d)) return 1;
+    const int phantom = !strcmp(a.cfg.type, "phantom");
+    const int tally_only = !strcmp(a.cfg.type, "tally_only"), scatter = !strcmp(a.cfg.type, "scatter");
     mct_wisdom_t wisdom = NULL;
     if (mct_cli_wisdom_open(a.cfg.wisdom, &wisdom)) {
         mct_wisdom_destroy(wisdom);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file main.c  Entry point of the `mctally` command: dispatches sub-commands. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,16 +26,6 @@ static const char usage[] =
     "\n"
     "  --help               this text (also after a command: mctally run --help)\n"
     "  --version            print the version\n";
-
-int mct_cli_error(const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("mctally: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 1;
-}
 
 int main(int argc, char** argv) {
     if (argc < 2) {
