@@ -8,6 +8,7 @@
 #include "escape.h"
 #include "phantom.h"
 #include "scatter.h"
+#include "sim_output.h"
 #include "tally_only.h"
 #include "mctally/mct.h"
 
@@ -32,7 +33,8 @@ typedef struct {
 int mct_cli_error(const char* fmt, ...);
 
 /** Before a run: `dir` is a writable directory or can be made in one; `path` can be
- * written as a file. Print one clear message and return 1 otherwise. */
+ * written as a file (sim_out_check: absent or a regular file that is no input,
+ * in a writable directory). Print one clear message and return 1 otherwise. */
 int mct_cli_check_out_dir(const char* dir);
 int mct_cli_check_out_file(const char* path);
 
@@ -45,6 +47,27 @@ int mct_cli_config_load(const char* path, mct_cli_config_t* cfg);
 int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out);
 int mct_cli_parse_u64(const char* text, uint64_t* out);
 int mct_cli_parse_f64(const char* text, double min, double* out);
+
+/** A run's checkpoint file (cli_checkpoint.c): where, and what identifies the run. */
+typedef struct {
+    const char* path;
+    mct_tally_t tally;
+    char* identity; /**< mct_cli_run_identity */
+} mct_cli_checkpoint_t;
+
+/** The run's identity as JSON text (malloc'd): version, problem, resolved
+ * backend and method, type, bins, seed, histories, batches, the loss sample
+ * and every parameter of the problem. */
+char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct_tally_t tally, int loss_sample_log2);
+/** 1 after a message when `path` cannot take a checkpoint. */
+int mct_cli_checkpoint_check_path(const char* path);
+/** mct_sim_checkpoint_t.save: writes the file atomically (ctx: mct_cli_checkpoint_t). */
+mct_status_t mct_cli_checkpoint_save(void* ctx, int64_t done, const void* state, size_t bytes);
+/** Reads a checkpoint: refuses (1, after a message naming the reason) a file
+ * that is not one, is corrupt or truncated, or is of another run than
+ * `identity`; else loads the tally's state and returns the problem's state
+ * (malloc'd) in *state. */
+int mct_cli_checkpoint_resume(const char* path, const char* identity, mct_tally_t tally, void** state, size_t* bytes);
 
 int mct_cli_run(int argc, char** argv);
 int mct_cli_methods(int argc, char** argv);
