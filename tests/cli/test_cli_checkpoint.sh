@@ -11,20 +11,20 @@ EXAMPLES=$2
 source "$(dirname "$0")/cli_test_lib.sh"
 
 # run_killed NAME ARGS...: runs ARGS with --checkpoint, killing it with
-# SIGKILL after a random delay until one attempt completes; then the result
-# must equal the uninterrupted run's in $work/NAME_full.
+# SIGKILL after a random delay until one attempt completes (the 13th attempt
+# is left to finish, so a loaded machine cannot make the test fail).
 run_killed() {
     local name=$1
     shift
     local ck="$work/$name.ckpt" out="$work/${name}_killed" kills=0 done=0
-    for attempt in $(seq 1 40); do
+    for attempt in $(seq 1 13); do
         local resume=()
         [ -e "$ck" ] && resume=(--resume "$ck")
         "$MCT" run "$@" --checkpoint "$ck" "${resume[@]}" --out "$out" >"$work/stdout" 2>"$work/stderr" &
         local pid=$!
         # 0.05 .. 0.6 s: some kills land before the first checkpoint, some during writes.
-        sleep "0.$(printf '%02d' $((RANDOM % 55 + 5)))"
-        if kill -9 "$pid" 2>/dev/null; then
+        [ "$attempt" -lt 13 ] && sleep "0.$(printf '%02d' $((RANDOM % 55 + 5)))"
+        if [ "$attempt" -lt 13 ] && kill -9 "$pid" 2>/dev/null; then
             wait "$pid" 2>/dev/null
             kills=$((kills + 1))
         else

@@ -681,10 +681,11 @@ int mct_cli_run(int argc, char** argv) {
     if (a.checkpoint_every && !a.checkpoint) return mct_cli_error("run: --checkpoint-every needs --checkpoint FILE");
     if (!a.checkpoint_every) a.checkpoint_every = 1;
     /* Inputs are never outputs (compared by device and inode): the problem
-     * file, the wisdom file, and the checkpoint resumed from unless the new
-     * checkpoints replace it (they are complete before they do). */
+     * file, and the checkpoint resumed from unless the new checkpoints replace
+     * it (they are complete before they do). The wisdom file is read and
+     * written back by design. */
     sim_out_install_signals();
-    if (sim_out_protect(a.file) || sim_out_protect(a.cfg.wisdom)) return mct_cli_error("run: too many inputs");
+    if (sim_out_protect(a.file)) return mct_cli_error("run: too many inputs");
     if (a.checkpoint && mct_cli_checkpoint_check_path(a.checkpoint)) return 1;
     if (a.resume && (!a.checkpoint || strcmp(a.resume, a.checkpoint)) && sim_out_protect(a.resume))
         return mct_cli_error("run: too many inputs");
