@@ -268,6 +268,26 @@ MCT_API mct_status_t mct_tally_sums(mct_tally_t tally, double* sums);
  * mct_tally_end_batch as OVERFLOW and left out of that bin's sum. */
 MCT_API mct_status_t mct_tally_sums_i64(mct_tally_t tally, int64_t* sums);
 
+/** Exports the tally's accumulated state between batches (a checkpoint): its
+ * shape (type, method, bins, fraction bits), the batch and history counts, the
+ * flags seen, the per-bin batch statistics and raw sums, the writers seen and
+ * the rounding-loss estimate's sums when it is enabled, with a format version
+ * and a checksum. With buf NULL, *bytes is set to the size needed. Otherwise
+ * *bytes is the room at buf: TOO_LARGE (and *bytes the size needed) when it
+ * is short, else the state is written and *bytes set to its size. The bins of
+ * an open batch are not part of it: save after mct_tally_end_batch. The
+ * format is the host's byte order, for the same build to read back. */
+MCT_API mct_status_t mct_tally_save_state(mct_tally_t tally, void* buf, size_t* bytes);
+
+/** Replaces the tally's accumulated state with one from mct_tally_save_state,
+ * so that the next batch continues the saved run: a tally created from the
+ * same descriptor and, where the saved one had it, with the rounding-loss
+ * estimate enabled at the same sampling. INVALID_VALUE, with the tally
+ * unchanged, when the buffer is not such a state (size, format version,
+ * checksum, counts) or its shape differs from the tally's. Any batch already
+ * closed in the tally is replaced. */
+MCT_API mct_status_t mct_tally_load_state(mct_tally_t tally, const void* buf, size_t bytes);
+
 /** Library version "MAJOR.MINOR.PATCH". */
 MCT_API const char* mct_version(void);
 

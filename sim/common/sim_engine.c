@@ -3,6 +3,7 @@
 #include "sim_engine.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim_common.h"
 
@@ -76,8 +77,10 @@ static mct_status_t reserve_replicas(const sim_run_t* run, const sim_engine_t* e
 /* The batches of the run, each in chunks, each closed with mct_tally_end_batch. */
 static mct_status_t run_batches(sim_run_t* run, const sim_engine_t* e, void* ctx, int64_t chunk, int flush_chunks) {
     const int64_t total = run->histories, batches = run->batches;
+    /* A resumed run's first history: the batches before it, sized as below. */
     int64_t first = 0;
-    for (int64_t b = 0; b < batches; ++b) {
+    for (int64_t b = 0; b < run->first_batch; ++b) first += total / batches + (b < total % batches);
+    for (int64_t b = run->first_batch; b < batches; ++b) {
         const int64_t n_batch = total / batches + (b < total % batches);
         for (int64_t done = 0; done < n_batch;) {
             const int64_t n = n_batch - done < chunk ? n_batch - done : chunk;
@@ -93,6 +96,11 @@ static mct_status_t run_batches(sim_run_t* run, const sim_engine_t* e, void* ctx
         if (st) return st;
         first += n_batch;
         if (run->progress) run->progress(run->progress_ctx, first, total);
+        if (run->checkpoint) {
+            if (e->finish) st = e->finish(ctx, run->finish_out);
+            if (!st) st = run->checkpoint(run->checkpoint_ctx, b + 1);
+            if (st) return st;
+        }
     }
     return MCT_STATUS_SUCCESS;
 }
@@ -111,10 +119,32 @@ mct_status_t sim_run(sim_run_t* run) {
 
     void* ctx = NULL;
     st = e->create(&ctx, &a);
+    if (!st && (run->first_batch < 0 || run->first_batch > run->batches)) st = MCT_STATUS_INVALID_VALUE;
+    if (!st && run->first_batch > 0 && e->restore) st = e->restore(ctx, run->finish_out);
     if (!st && a.desc.method == MCT_METHOD_REPLICATED && e->tally_threads) st = reserve_replicas(run, e, ctx, &chunk);
     const int flush_chunks = run->values_per_history > 0 && a.desc.method == MCT_METHOD_SORT_REDUCE;
     if (!st) st = run_batches(run, e, ctx, chunk, flush_chunks);
     if (!st && e->finish) st = e->finish(ctx, run->finish_out);
     e->destroy(ctx);
     return st;
+}
+
+mct_status_t sim_resume_start(const mct_sim_checkpoint_t* cp, mct_tally_t tally, int64_t histories, int64_t batches,
+                              int64_t* first_batch) {
+    *first_batch = 0;
+    if (!cp || !cp->resume) return MCT_STATUS_SUCCESS;
+    int64_t done = 0, tb = 0, th = 0, expect = 0;
+    if (cp->resume_bytes < sizeof done) return MCT_STATUS_INVALID_VALUE;
+    memcpy(&done, cp->resume, sizeof done);
+    if (done < 0 || done > batches) return MCT_STATUS_INVALID_VALUE;
+    for (int64_t b = 0; b < done; ++b) expect += histories / batches + (b < histories % batches);
+    mct_status_t st = mct_tally_counts(tally, &tb, &th);
+    if (st) return st;
+    if (tb != done || th != expect) return MCT_STATUS_INVALID_VALUE;
+    *first_batch = done;
+    return MCT_STATUS_SUCCESS;
+}
+
+int sim_checkpoint_due(const mct_sim_checkpoint_t* cp, int64_t done, int64_t batches) {
+    return cp && cp->save && (done == batches || (cp->every > 0 && done % cp->every == 0));
 }

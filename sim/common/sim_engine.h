@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_checkpoint.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,9 @@ typedef struct {
     mct_status_t (*finish)(void* ctx, void* out);
     /** Frees the engine; NULL is fine. */
     void (*destroy)(void* ctx);
+    /** Optional (with finish): continue from a resumed run's state, `in`
+     * being what finish wrote at the checkpoint. */
+    mct_status_t (*restore)(void* ctx, const void* in);
 } sim_engine_t;
 
 /** A problem's engines and their default chunks, one per backend; a NULL
@@ -123,8 +127,18 @@ typedef struct {
     /** Optional: histories done so far, after every batch. */
     void (*progress)(void* ctx, int64_t done, int64_t total);
     void* progress_ctx;
-    /** Optional: handed to the engine's finish. */
+    /** Optional: handed to the engine's finish (and, resuming, its restore). */
     void* finish_out;
+    /** Resume: batches [0, first_batch) are in the tally already
+     * (mct_tally_load_state) and in the problem's state; the run starts with
+     * batch first_batch, its histories numbered as in an uninterrupted run.
+     * An engine with restore continues from finish_out's state. */
+    int64_t first_batch;
+    /** Optional: after every batch (after batch_done and progress), with
+     * finish_out holding the engine's totals so far (finish is called first):
+     * the moment to save a checkpoint. */
+    mct_status_t (*checkpoint)(void* ctx, int64_t batches_done);
+    void* checkpoint_ctx;
     /** Out: seconds spent in run_chunk, summed. */
     double engine_seconds;
 } sim_run_t;
@@ -136,6 +150,16 @@ typedef struct {
  * is returned; BACKEND_UNAVAILABLE when the problem has no engine for the
  * tally's backend. */
 mct_status_t sim_run(sim_run_t* run);
+
+/** Resuming: a problem's saved state opens with the batches it covers (int64).
+ * Checks it against the tally (its loaded batch and history counts) and the
+ * run's batches and histories; *first_batch is where the run resumes (0
+ * without a resume state). INVALID_VALUE when they disagree. */
+mct_status_t sim_resume_start(const mct_sim_checkpoint_t* cp, mct_tally_t tally, int64_t histories, int64_t batches,
+                              int64_t* first_batch);
+
+/** Whether a checkpoint is due after `done` of `batches` batches. */
+int sim_checkpoint_due(const mct_sim_checkpoint_t* cp, int64_t done, int64_t batches);
 
 #ifdef __cplusplus
 }

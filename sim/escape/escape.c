@@ -51,6 +51,19 @@ static const sim_engine_set_t escape_engines = {
     &sim_escape_engine_cpu, INT64_C(1) << 20, &sim_escape_engine_emulated, INT64_C(1) << 16,
     SIM_CUDA_ENGINE(&sim_escape_engine_cuda, INT64_C(1) << 24)};
 
+/* The escape problem accumulates nothing besides its tally: its saved state
+ * is the batches it covers. */
+typedef struct {
+    const mct_sim_checkpoint_t* cp;
+    int64_t batches;
+} escape_checkpoint_t;
+
+static mct_status_t escape_checkpoint(void* ctx, int64_t done) {
+    const escape_checkpoint_t* c = ctx;
+    if (!sim_checkpoint_due(c->cp, done, c->batches)) return MCT_STATUS_SUCCESS;
+    return c->cp->save(c->cp->ctx, done, &done, sizeof done);
+}
+
 mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct_escape_result_t* out) {
     mct_tally_desc_t d;
     mct_status_t st = sim_run_start(out, mct_escape_check(p, tally), tally, &d);
@@ -63,6 +76,9 @@ mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct
                      .batches = p->batches, .chunk = p->chunk, .values_per_history = 1,
                      .replicas = SIM_REPLICAS_SHRINK_CHUNK, .min_chunk = p->block_size, .progress = p->progress,
                      .progress_ctx = p->progress_ctx};
+    escape_checkpoint_t cp = {p->checkpoint, p->batches};
+    if ((st = sim_resume_start(p->checkpoint, tally, p->histories, p->batches, &run.first_batch))) return st;
+    if (p->checkpoint && p->checkpoint->save) run.checkpoint = escape_checkpoint, run.checkpoint_ctx = &cp;
     if ((st = sim_run(&run))) return st;
 
     double mean = 0.0, rel = 0.0;

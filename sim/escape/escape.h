@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_checkpoint.h"
 #include "sim_params.h"
 
 #ifdef __cplusplus
@@ -37,6 +38,7 @@ typedef struct {
     int64_t chunk;               /**< most histories in flight at once; 0 = chosen by the problem */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
+    const mct_sim_checkpoint_t* checkpoint; /**< optional: save and resume the run (sim_checkpoint.h) */
 } mct_escape_params_t;
 
 typedef struct {

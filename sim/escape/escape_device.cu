@@ -45,5 +45,5 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
 }
 
 extern "C" const sim_engine_t SIM_ESCAPE_DEVICE_ENGINE = {
-    device_create, device_tally_threads, device_run_chunk, NULL, sim_device_buffers_destroy,
+    device_create, device_tally_threads, device_run_chunk, NULL, sim_device_buffers_destroy, NULL,
 };

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "phantom.h"
 #include "phantom_engine.h"
@@ -123,6 +124,56 @@ static mct_status_t record_batch(void* ctx, int64_t b, int64_t histories) {
     return record_slabs(bs->tally, bs->p, &bs->s, bs->r, b);
 }
 
+/* Saved state: the batches done (int64), the engine's counters, then each
+ * done batch's histories (int64) and depth slabs (double, n per batch). */
+static size_t phantom_state_bytes(int64_t done, int64_t n) {
+    return sizeof(int64_t) + sizeof(mct_phantom_counters_t) + (size_t)done * (sizeof(int64_t) + (size_t)n * sizeof(double));
+}
+
+typedef struct {
+    const mct_sim_checkpoint_t* cp;
+    const mct_phantom_params_t* p;
+    const mct_phantom_result_t* r;
+    const mct_phantom_counters_t* c;
+} phantom_checkpoint_t;
+
+static mct_status_t phantom_checkpoint(void* ctx, int64_t done) {
+    const phantom_checkpoint_t* k = ctx;
+    if (!sim_checkpoint_due(k->cp, done, k->p->batches)) return MCT_STATUS_SUCCESS;
+    const int64_t n = k->p->voxels;
+    const size_t bytes = phantom_state_bytes(done, n);
+    unsigned char* buf = malloc(bytes);
+    if (!buf) return MCT_STATUS_OUT_OF_MEMORY;
+    unsigned char* q = buf;
+    memcpy(q, &done, sizeof done), q += sizeof done;
+    memcpy(q, k->c, sizeof *k->c), q += sizeof *k->c;
+    memcpy(q, k->r->batch_histories, (size_t)done * sizeof(int64_t)), q += (size_t)done * sizeof(int64_t);
+    memcpy(q, k->r->slab_batch_mev, (size_t)(done * n) * sizeof(double));
+    const mct_status_t st = k->cp->save(k->cp->ctx, done, buf, bytes);
+    free(buf);
+    return st;
+}
+
+/* Resuming: the saved batches' slabs and sizes and the counters back, and the
+ * running slab sums recomputed from the loaded tally as record_slabs does. */
+static mct_status_t phantom_resume(const mct_sim_checkpoint_t* cp, mct_tally_t tally, const mct_phantom_params_t* p,
+                                   int64_t done, slab_state_t* s, mct_phantom_result_t* r, mct_phantom_counters_t* c) {
+    const int64_t n = p->voxels, plane = n * n;
+    if (cp->resume_bytes != phantom_state_bytes(done, n)) return MCT_STATUS_INVALID_VALUE;
+    const unsigned char* q = (const unsigned char*)cp->resume + sizeof(int64_t);
+    memcpy(c, q, sizeof *c), q += sizeof *c;
+    memcpy(r->batch_histories, q, (size_t)done * sizeof(int64_t)), q += (size_t)done * sizeof(int64_t);
+    memcpy(r->slab_batch_mev, q, (size_t)(done * n) * sizeof(double));
+    mct_status_t st = mct_tally_sums(tally, s->sums);
+    if (st) return st;
+    for (int64_t z = 0; z < n; ++z) {
+        double slab = 0.0;
+        for (int64_t k = 0; k < plane; ++k) slab += s->sums[z * plane + k];
+        s->before[z] = slab;
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
 /* The batches through the engine; its counters into *c. */
 static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem, mct_tally_t tally,
                                mct_phantom_result_t* r, mct_phantom_counters_t* c) {
@@ -134,6 +185,10 @@ static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_
     sim_run_t run = {.engines = &phantom_engines, .problem = problem, .tally = tally, .histories = p->histories,
                      .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch,
                      .batch_ctx = &bs, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c};
+    phantom_checkpoint_t cp = {p->checkpoint, p, r, c};
+    if (!st) st = sim_resume_start(p->checkpoint, tally, p->histories, p->batches, &run.first_batch);
+    if (!st && run.first_batch > 0) st = phantom_resume(p->checkpoint, tally, p, run.first_batch, &bs.s, r, c);
+    if (p->checkpoint && p->checkpoint->save) run.checkpoint = phantom_checkpoint, run.checkpoint_ctx = &cp;
     if (!st) st = sim_run(&run);
     r->kernel_seconds = run.engine_seconds;
     free(bs.s.sums);

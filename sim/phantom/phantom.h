@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_output.h"
+#include "sim_checkpoint.h"
 #include "sim_params.h"
 
 #ifdef __cplusplus
@@ -62,6 +64,7 @@ typedef struct {
     int discard;                 /**< benchmark only: the kernel drops its deposits instead of adding them */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
+    const mct_sim_checkpoint_t* checkpoint; /**< optional: save and resume the run (sim_checkpoint.h) */
 } mct_phantom_params_t;
 
 typedef struct {
@@ -187,19 +190,22 @@ typedef struct {
 
 mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_ranges_t* out);
 
+/* The writers add their files to an output set (sim_output.h): nothing is in
+ * place before the caller commits the set. IO_ERROR with set->error. */
+
 /** Writes a 3-D grid of doubles (n^3, x fastest) as MetaImage DIR/NAME.mhd +
  * DIR/NAME.raw (MET_DOUBLE, little-endian, spacing in mm, origin at the first
  * voxel's centre in mm with the beam entering at x = y = 0, z = 0). */
-mct_status_t mct_phantom_write_mhd(const char* dir, const char* name, const mct_phantom_params_t* p,
+mct_status_t mct_phantom_write_mhd(sim_out_set_t* set, const char* dir, const char* name, const mct_phantom_params_t* p,
                                    const double* grid);
 
 /** Writes depth_cm, MeV per history, standard error and the dose relative to
  * the maximum as CSV. */
-mct_status_t mct_phantom_write_depth_csv(const char* path, const mct_phantom_depth_dose_t* dd);
+mct_status_t mct_phantom_write_depth_csv(sim_out_set_t* set, const char* path, const mct_phantom_depth_dose_t* dd);
 
 /** Plots the relative depth dose as a PNG (zlib), with R50 and Rp marked by
  * vertical lines (R50 red, Rp blue) and the 50 % level dotted. */
-mct_status_t mct_phantom_write_depth_png(const char* path, const mct_phantom_depth_dose_t* dd,
+mct_status_t mct_phantom_write_depth_png(sim_out_set_t* set, const char* path, const mct_phantom_depth_dose_t* dd,
                                          const mct_phantom_ranges_t* ranges);
 
 /* ---- Reference values from the shipped tables (phantom_tables.c) ---------- */

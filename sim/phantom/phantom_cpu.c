@@ -143,4 +143,10 @@ static mct_status_t cpu_counters(void* ctx, void* out) {
     return MCT_STATUS_SUCCESS;
 }
 
-const sim_engine_t sim_phantom_engine_cpu = {cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy};
+static mct_status_t cpu_restore(void* ctx, const void* in) {
+    ((phantom_cpu_t*)ctx)->totals = *(const mct_phantom_counters_t*)in;
+    return MCT_STATUS_SUCCESS;
+}
+
+const sim_engine_t sim_phantom_engine_cpu = {cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy,
+                                             cpu_restore};

@@ -136,6 +136,24 @@ static mct_status_t device_counters(void* ctx, void* totals) {
     return MCT_STATUS_SUCCESS;
 }
 
+static mct_status_t device_restore(void* ctx, const void* totals) {
+    const phantom_device_t* d = (const phantom_device_t*)ctx;
+    const mct_phantom_counters_t* in = (const mct_phantom_counters_t*)totals;
+    sim_phantom_device_counters_t c;
+    memset(&c, 0, sizeof c);
+    c.escaped = in->escaped;
+    c.scored = in->scored;
+    c.uncollided = in->uncollided;
+    c.path_sum = in->path_sum;
+    memcpy(&c.path_max_bits, &in->path_max, sizeof c.path_max_bits);
+    c.adds = in->adds;
+    c.max_stack = in->max_stack;
+    c.overflow = in->overflow;
+    cudaError_t err = cudaMemcpyAsync(d->counters, &c, sizeof c, cudaMemcpyHostToDevice, d->stream);
+    if (!err) err = cudaStreamSynchronize(d->stream);
+    return sim_status_of(err);
+}
+
 extern "C" const sim_engine_t SIM_PHANTOM_DEVICE_ENGINE = {
-    device_create, device_tally_threads, device_run_chunk, device_counters, device_destroy,
+    device_create, device_tally_threads, device_run_chunk, device_counters, device_destroy, device_restore,
 };

@@ -160,15 +160,15 @@ static int little_endian(void) {
     return b == 1;
 }
 
-mct_status_t mct_phantom_write_mhd(const char* dir, const char* name, const mct_phantom_params_t* p,
+mct_status_t mct_phantom_write_mhd(sim_out_set_t* set, const char* dir, const char* name, const mct_phantom_params_t* p,
                                    const double* grid) {
     char path[4096];
     const int n = p->voxels;
     const double dx_mm = 10.0 * p->size_cm / n;
     /* The raw file: doubles, x fastest, little-endian as the header says. */
     snprintf(path, sizeof path, "%s/%s.raw", dir, name);
-    FILE* f = fopen(path, "wb");
-    if (!f) return MCT_STATUS_INVALID_VALUE;
+    FILE* f = sim_out_begin(set, path);
+    if (!f) return MCT_STATUS_IO_ERROR;
     const int64_t count = (int64_t)n * n * n;
     int ok = 1;
     if (little_endian()) {
@@ -181,12 +181,12 @@ mct_status_t mct_phantom_write_mhd(const char* dir, const char* name, const mct_
             ok = fwrite(r, 1, 8, f) == 8;
         }
     }
-    if (fclose(f) != 0) ok = 0;
-    if (!ok) return MCT_STATUS_INVALID_VALUE;
+    if (sim_out_end(set, f) != 0) ok = 0;
+    if (!ok) return MCT_STATUS_IO_ERROR;
 
     snprintf(path, sizeof path, "%s/%s.mhd", dir, name);
-    f = fopen(path, "w");
-    if (!f) return MCT_STATUS_INVALID_VALUE;
+    f = sim_out_begin(set, path);
+    if (!f) return MCT_STATUS_IO_ERROR;
     /* Offset: the centre of the first voxel, with the beam's entry point at
      * (0, 0, 0) on the front face. */
     const double x0 = -5.0 * p->size_cm + 0.5 * dx_mm;
@@ -196,13 +196,13 @@ mct_status_t mct_phantom_write_mhd(const char* dir, const char* name, const mct_
                  "CenterOfRotation = 0 0 0\nAnatomicalOrientation = RAI\nElementSpacing = %.17g %.17g %.17g\n"
                  "DimSize = %d %d %d\nElementType = MET_DOUBLE\nElementDataFile = %s.raw\n",
                  x0, x0, 0.5 * dx_mm, dx_mm, dx_mm, dx_mm, n, n, n, name) > 0;
-    if (fclose(f) != 0) ok = 0;
-    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_INVALID_VALUE;
+    if (sim_out_end(set, f) != 0) ok = 0;
+    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_IO_ERROR;
 }
 
-mct_status_t mct_phantom_write_depth_csv(const char* path, const mct_phantom_depth_dose_t* dd) {
-    FILE* f = fopen(path, "w");
-    if (!f) return MCT_STATUS_INVALID_VALUE;
+mct_status_t mct_phantom_write_depth_csv(sim_out_set_t* set, const char* path, const mct_phantom_depth_dose_t* dd) {
+    FILE* f = sim_out_begin(set, path);
+    if (!f) return MCT_STATUS_IO_ERROR;
     double dmax = 0.0;
     for (int i = 0; i < dd->n; ++i)
         if (dd->mev[i] > dmax) dmax = dd->mev[i];
@@ -210,8 +210,8 @@ mct_status_t mct_phantom_write_depth_csv(const char* path, const mct_phantom_dep
     for (int i = 0; i < dd->n && ok; ++i)
         ok = fprintf(f, "%.6g,%.10g,%.4g,%.8g\n", dd->depth_cm[i], dd->mev[i], dd->err[i],
                      dmax > 0.0 ? dd->mev[i] / dmax : 0.0) > 0;
-    if (fclose(f) != 0) ok = 0;
-    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_INVALID_VALUE;
+    if (sim_out_end(set, f) != 0) ok = 0;
+    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_IO_ERROR;
 }
 
 /* ---- PNG plot ---------------------------------------------------------------- */
@@ -290,7 +290,7 @@ static int write_chunk(FILE* f, const char* type, const unsigned char* data, uin
 }
 
 /* An 8-bit RGB PNG: filter type 0 on every row, the rows deflated by zlib. */
-static mct_status_t write_png(const char* path, const canvas_t* c) {
+static mct_status_t write_png(sim_out_set_t* set, const char* path, const canvas_t* c) {
     const size_t row = 1 + 3 * (size_t)c->w, raw_len = row * c->h;
     unsigned char* raw = malloc(raw_len);
     uLongf zlen = compressBound((uLong)raw_len);
@@ -304,7 +304,7 @@ static mct_status_t write_png(const char* path, const canvas_t* c) {
         memcpy(raw + y * row + 1, c->rgb + 3 * (size_t)y * c->w, 3 * (size_t)c->w);
     }
     int ok = compress2(z, &zlen, raw, (uLong)raw_len, 9) == Z_OK;
-    FILE* f = ok ? fopen(path, "wb") : NULL;
+    FILE* f = ok ? sim_out_begin(set, path) : NULL;
     if (f) {
         static const unsigned char sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
         unsigned char ihdr[13];
@@ -313,15 +313,15 @@ static mct_status_t write_png(const char* path, const canvas_t* c) {
         ihdr[8] = 8, ihdr[9] = 2, ihdr[10] = 0, ihdr[11] = 0, ihdr[12] = 0;
         ok = fwrite(sig, 1, 8, f) == 8 && write_chunk(f, "IHDR", ihdr, 13) && write_chunk(f, "IDAT", z, (uint32_t)zlen) &&
              write_chunk(f, "IEND", NULL, 0);
-        if (fclose(f) != 0) ok = 0;
+        if (sim_out_end(set, f) != 0) ok = 0;
     } else {
         ok = 0;
     }
     free(raw), free(z);
-    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_INVALID_VALUE;
+    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_IO_ERROR;
 }
 
-mct_status_t mct_phantom_write_depth_png(const char* path, const mct_phantom_depth_dose_t* dd,
+mct_status_t mct_phantom_write_depth_png(sim_out_set_t* set, const char* path, const mct_phantom_depth_dose_t* dd,
                                          const mct_phantom_ranges_t* ranges) {
     static const unsigned char black[3] = {0, 0, 0}, grey[3] = {170, 170, 170}, red[3] = {200, 30, 30},
                                blue[3] = {30, 60, 200}, light[3] = {225, 225, 225};
@@ -380,7 +380,7 @@ mct_status_t mct_phantom_write_depth_png(const char* path, const mct_phantom_dep
     if (dd->n == 1) text(&c, PX(dd->depth_cm[0]) - 3, PY(1.0) - 3, "+", black, 1);
 #undef PX
 #undef PY
-    mct_status_t st = write_png(path, &c);
+    mct_status_t st = write_png(set, path, &c);
     free(c.rgb);
     return st;
 }

@@ -29,4 +29,4 @@ static mct_status_t host_run_chunk(void* ctx, int64_t first, int64_t n, mct_tall
     return mct_tally_add_device_grouped(tally, h->buf[0], h->buf[1], n, p->width, h->chunk);
 }
 
-const sim_engine_t sim_scatter_engine_host = {host_create, NULL, host_run_chunk, NULL, sim_host_buffers_destroy};
+const sim_engine_t sim_scatter_engine_host = {host_create, NULL, host_run_chunk, NULL, sim_host_buffers_destroy, NULL};

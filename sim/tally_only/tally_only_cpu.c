@@ -39,4 +39,4 @@ static mct_status_t cpu_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally
 }
 
 const sim_engine_t sim_tally_only_engine_cpu = {cpu_create, sim_cpu_tally_threads, cpu_run_chunk, NULL,
-                                                 sim_host_buffers_destroy};
+                                                 sim_host_buffers_destroy, NULL};

@@ -37,5 +37,5 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
 }
 
 extern "C" const sim_engine_t SIM_TALLY_ONLY_DEVICE_ENGINE = {
-    device_create, device_tally_threads, device_run_chunk, NULL, sim_device_buffers_destroy,
+    device_create, device_tally_threads, device_run_chunk, NULL, sim_device_buffers_destroy, NULL,
 };

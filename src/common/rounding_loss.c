@@ -51,6 +51,34 @@ void mct__loss_view(mct__loss_t* l, mct_tally_view_t* v) {
     v->loss_salt = l ? ++l->views : 0u;
 }
 
+/* Saved state: log2, batches, views (the sampling salts to come), then s1, s2
+ * and b, each as 8-byte words in host order. */
+size_t mct__loss_state_bytes(const mct__loss_t* l) { return l ? (3 + 3 * (size_t)l->bins) * 8 : 0; }
+
+void mct__loss_state_save(const mct__loss_t* l, unsigned char* p) {
+    if (!l) return;
+    const int64_t head[3] = {l->log2, l->batches, (int64_t)l->views};
+    const size_t n = (size_t)l->bins * sizeof(double);
+    memcpy(p, head, sizeof head);
+    memcpy(p + 24, l->s1, n);
+    memcpy(p + 24 + n, l->s2, n);
+    memcpy(p + 24 + 2 * n, l->b, n);
+}
+
+mct_status_t mct__loss_state_load(mct__loss_t* l, const unsigned char* p, size_t bytes) {
+    if (!l || bytes != mct__loss_state_bytes(l)) return MCT_STATUS_INVALID_VALUE;
+    int64_t head[3];
+    memcpy(head, p, sizeof head);
+    if (head[0] != l->log2 || head[1] < 0 || head[2] < 0 || head[2] > (int64_t)UINT32_MAX) return MCT_STATUS_INVALID_VALUE;
+    const size_t n = (size_t)l->bins * sizeof(double);
+    l->batches = head[1];
+    l->views = (uint32_t)head[2];
+    memcpy(l->s1, p + 24, n);
+    memcpy(l->s2, p + 24 + n, n);
+    memcpy(l->b, p + 24 + 2 * n, n);
+    return MCT_STATUS_SUCCESS;
+}
+
 mct_status_t mct_tally_enable_rounding_loss(mct_tally_t t, int sample_log2) {
     if (!t) return MCT_STATUS_NULL_POINTER;
     mct_tally_desc_t d;

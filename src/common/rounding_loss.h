@@ -22,6 +22,13 @@ void mct__loss_view(mct__loss_t* loss, mct_tally_view_t* view);
 mct_status_t mct__loss_fold(mct__loss_t* loss, const mct__backend_ops_t* ops, const mct_tally_desc_t* desc,
                             const void* staging, void* stream);
 
+/** The estimate's accumulated state for a tally's saved state (tally.c):
+ * its size in bytes (0 for NULL), a copy into p, and the copy read back into
+ * an estimate of the same sampling (INVALID_VALUE otherwise). */
+size_t mct__loss_state_bytes(const mct__loss_t* loss);
+void mct__loss_state_save(const mct__loss_t* loss, unsigned char* p);
+mct_status_t mct__loss_state_load(mct__loss_t* loss, const unsigned char* p, size_t bytes);
+
 /** Frees the estimate and its shadow; NULL is a no-op. */
 void mct__loss_free(mct__loss_t* loss, const mct__backend_ops_t* ops);
 

@@ -481,3 +481,108 @@ mct_status_t mct_tally_sums_i64(mct_tally_t t, int64_t* sums) {
     memcpy(sums, t->isum, (size_t)t->desc.bins * sizeof(int64_t));
     return MCT_STATUS_SUCCESS;
 }
+
+/* ---- Saved state (checkpoints) -------------------------------------------------
+ * Layout, host byte order: the header below, mean[B] and m2[B] (double), the
+ * raw sums[B] (int64 for integer tallies, double otherwise), the
+ * rounding-loss state (rounding_loss.c), then an FNV-1a 64 checksum of
+ * everything before it. */
+
+#define MCT_STATE_MAGIC "MCTSTATE"
+#define MCT_STATE_VERSION 1u
+
+typedef struct {
+    char magic[8];
+    uint32_t version;
+    uint32_t dtype;
+    uint32_t method;
+    int32_t fixed_frac_bits;
+    int64_t bins;
+    int64_t batches;
+    int64_t histories;
+    int64_t writers;
+    uint32_t flags_seen;
+    uint32_t integer_sums;
+    uint64_t loss_bytes;
+} mct__state_header_t;
+
+static uint64_t state_checksum(const unsigned char* p, size_t n) {
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+static size_t state_bytes(const mct_tally_t t, size_t loss_bytes) {
+    return sizeof(mct__state_header_t) + 3 * (size_t)t->desc.bins * 8 + loss_bytes + sizeof(uint64_t);
+}
+
+mct_status_t mct_tally_save_state(mct_tally_t t, void* buf, size_t* bytes) {
+    if (!t || !bytes) return MCT_STATUS_NULL_POINTER;
+    const size_t loss_bytes = mct__loss_state_bytes(t->loss), need = state_bytes(t, loss_bytes);
+    if (!buf) {
+        *bytes = need;
+        return MCT_STATUS_SUCCESS;
+    }
+    if (*bytes < need) {
+        *bytes = need;
+        return MCT_STATUS_TOO_LARGE;
+    }
+    mct__state_header_t h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, MCT_STATE_MAGIC, 8);
+    h.version = MCT_STATE_VERSION;
+    h.dtype = (uint32_t)t->desc.dtype;
+    h.method = (uint32_t)t->desc.method;
+    h.fixed_frac_bits = t->desc.fixed_frac_bits;
+    h.bins = t->desc.bins;
+    h.batches = t->batches;
+    h.histories = t->histories;
+    h.writers = t->writers;
+    h.flags_seen = t->flags_seen;
+    h.integer_sums = t->isum != NULL;
+    h.loss_bytes = loss_bytes;
+    unsigned char* p = buf;
+    const size_t n = (size_t)t->desc.bins * 8;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    memcpy(p, t->mean, n), p += n;
+    memcpy(p, t->m2, n), p += n;
+    memcpy(p, t->isum ? (const void*)t->isum : (const void*)t->fsum, n), p += n;
+    mct__loss_state_save(t->loss, p), p += loss_bytes;
+    const uint64_t sum = state_checksum(buf, (size_t)(p - (unsigned char*)buf));
+    memcpy(p, &sum, sizeof sum);
+    *bytes = need;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_load_state(mct_tally_t t, const void* buf, size_t bytes) {
+    if (!t || !buf) return MCT_STATUS_NULL_POINTER;
+    mct__state_header_t h;
+    if (bytes < sizeof h + sizeof(uint64_t)) return MCT_STATUS_INVALID_VALUE;
+    memcpy(&h, buf, sizeof h);
+    const size_t loss_bytes = mct__loss_state_bytes(t->loss);
+    if (memcmp(h.magic, MCT_STATE_MAGIC, 8) || h.version != MCT_STATE_VERSION) return MCT_STATUS_INVALID_VALUE;
+    /* The shape first: a buffer of another tally is refused before its size is trusted. */
+    if (h.dtype != (uint32_t)t->desc.dtype || h.method != (uint32_t)t->desc.method ||
+        h.fixed_frac_bits != t->desc.fixed_frac_bits || h.bins != t->desc.bins ||
+        h.integer_sums != (uint32_t)(t->isum != NULL) || h.loss_bytes != loss_bytes)
+        return MCT_STATUS_INVALID_VALUE;
+    if (bytes != state_bytes(t, loss_bytes)) return MCT_STATUS_INVALID_VALUE;
+    uint64_t sum;
+    memcpy(&sum, (const unsigned char*)buf + bytes - sizeof sum, sizeof sum);
+    if (sum != state_checksum(buf, bytes - sizeof sum)) return MCT_STATUS_INVALID_VALUE;
+    if (h.batches < 0 || h.histories < h.batches || h.writers < 0 || (h.batches == 0) != (h.histories == 0))
+        return MCT_STATUS_INVALID_VALUE;
+    const unsigned char* p = (const unsigned char*)buf + sizeof h;
+    const size_t n = (size_t)t->desc.bins * 8;
+    mct_status_t st = loss_bytes ? mct__loss_state_load(t->loss, p + 3 * n, loss_bytes) : MCT_STATUS_SUCCESS;
+    if (st) return st;
+    memcpy(t->mean, p, n);
+    memcpy(t->m2, p + n, n);
+    memcpy(t->isum ? (void*)t->isum : (void*)t->fsum, p + 2 * n, n);
+    t->batches = h.batches;
+    t->histories = h.histories;
+    t->writers = h.writers > t->writers ? h.writers : t->writers;
+    t->flags_seen = h.flags_seen;
+    return MCT_STATUS_SUCCESS;
+}

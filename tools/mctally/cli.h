@@ -10,6 +10,8 @@
 #include "escape.h"
 #include "phantom.h"
 #include "scatter.h"
+#include "sim_checkpoint.h"
+#include "sim_output.h"
 #include "tally_only.h"
 #include "mctally/mct.h"
 
@@ -34,7 +36,8 @@ typedef struct {
 int mct_cli_error(const char* fmt, ...);
 
 /** Before a run: `dir` is a writable directory or can be made in one; `path` can be
- * written as a file. Print one clear message and return 1 otherwise. */
+ * written as a file (sim_out_check: absent or a regular file that is no input,
+ * in a writable directory). Print one clear message and return 1 otherwise. */
 int mct_cli_check_out_dir(const char* dir);
 int mct_cli_check_out_file(const char* path);
 
@@ -79,6 +82,11 @@ typedef struct {
     mct_cli_config_t cfg;
     int loss_sample_log2; /* -1: off */
     double loss_threshold;
+    sim_out_set_t* outputs;  /* every file of the run, committed with result.json */
+    const char* checkpoint;  /* --checkpoint FILE */
+    int64_t checkpoint_every;
+    const char* resume;      /* --resume FILE */
+    mct_sim_checkpoint_t cp; /* handed to the problem */
 } mct_cli_run_args_t;
 
 /** Parses `run`'s arguments (after the command), reads the problem file and
@@ -106,6 +114,27 @@ typedef struct {
  * (also after an error). */
 int mct_cli_accumulate_prepare(int argc, char** argv, mct_cli_acc_t* a);
 void mct_cli_accumulate_free(mct_cli_acc_t* a);
+
+/** A run's checkpoint file (cli_checkpoint.c): where, and what identifies the run. */
+typedef struct {
+    const char* path;
+    mct_tally_t tally;
+    char* identity; /**< mct_cli_run_identity */
+} mct_cli_checkpoint_t;
+
+/** The run's identity as JSON text (malloc'd): version, problem, resolved
+ * backend and method, type, bins, seed, histories, batches, the loss sample
+ * and every parameter of the problem. */
+char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct_tally_t tally, int loss_sample_log2);
+/** 1 after a message when `path` cannot take a checkpoint. */
+int mct_cli_checkpoint_check_path(const char* path);
+/** mct_sim_checkpoint_t.save: writes the file atomically (ctx: mct_cli_checkpoint_t). */
+mct_status_t mct_cli_checkpoint_save(void* ctx, int64_t done, const void* state, size_t bytes);
+/** Reads a checkpoint: refuses (1, after a message naming the reason) a file
+ * that is not one, is corrupt or truncated, or is of another run than
+ * `identity`; else loads the tally's state and returns the problem's state
+ * (malloc'd) in *state. */
+int mct_cli_checkpoint_resume(const char* path, const char* identity, mct_tally_t tally, void** state, size_t* bytes);
 
 int mct_cli_run(int argc, char** argv);
 int mct_cli_methods(int argc, char** argv);

@@ -62,7 +62,12 @@ static int parse_args(int argc, char** argv, acc_args_t* a) {
     if (!a->bins) return mct_cli_error("accumulate: --bins is required");
     if (!a->keys_path || !a->values_path) return mct_cli_error("accumulate: --keys and --values are required");
     if (!a->out) return mct_cli_error("accumulate: --out is required");
-    if (mct_cli_check_out_file(a->out)) return 1;
+    /* The outputs may not be the inputs (same file by device and inode, whatever the name). */
+    sim_out_install_signals();
+    if (sim_out_protect(a->keys_path) || sim_out_protect(a->values_path)) return mct_cli_error("accumulate: too many inputs");
+    char json_path[4200];
+    snprintf(json_path, sizeof json_path, "%s.json", a->out);
+    if (mct_cli_check_out_file(a->out) || mct_cli_check_out_file(json_path)) return 1;
     if (!a->have_dtype)
         a->dtype = (a->method == MCT_METHOD_KAHAN || a->method == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
     return 0;
@@ -117,17 +122,25 @@ static int default_frac_bits(const double* values, int64_t n) {
     return !(bits > 0.0) ? 0 : (bits > 62.0 ? 62 : (int)bits);
 }
 
-static int write_file(const char* path, const void* data, size_t bytes, const char* text) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE* f = fopen(tmp, "wb");
-    int ok = f && (text ? fputs(text, f) >= 0 : fwrite(data, 1, bytes, f) == bytes);
-    if (f && fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return mct_cli_error("cannot write '%s': %s", path, strerror(errno));
+/* FILE and FILE.json as one output set: neither is in place unless both are
+ * complete, FILE.json last (sim_output.h). */
+static int write_outputs(const char* path, const char* json_path, const void* data, size_t bytes, const char* text) {
+    sim_out_set_t* set = malloc(sizeof *set);
+    if (!set) return mct_cli_error("out of memory");
+    sim_out_init(set);
+    FILE* f = sim_out_begin(set, path);
+    int ok = f && fwrite(data, 1, bytes, f) == bytes;
+    if (f && sim_out_end(set, f) != 0) ok = 0;
+    f = ok ? sim_out_begin(set, json_path) : NULL;
+    ok = f && fputs(text, f) >= 0;
+    if (f && sim_out_end(set, f) != 0) ok = 0;
+    int rc = 0;
+    if (!ok || sim_out_commit(set, NULL, 0) != 0) {
+        sim_out_abort(set);
+        rc = mct_cli_error("%s", set->error[0] ? set->error : "cannot write the output");
     }
-    return 0;
+    free(set);
+    return rc;
 }
 
 static double now_seconds(void) {
@@ -258,7 +271,8 @@ int mct_cli_accumulate(int argc, char** argv) {
         char json_path[4200];
         snprintf(json_path, sizeof json_path, "%s.json", a.out);
         char* text = cJSON_Print(summary);
-        rc = write_file(a.out, bins, (size_t)a.bins * sizeof(double), NULL) || write_file(json_path, NULL, 0, text);
+        rc = text ? write_outputs(a.out, json_path, bins, (size_t)a.bins * sizeof(double), text)
+                  : mct_cli_error("out of memory");
         free(text);
         if (!rc) printf("accumulate: %lld items into %lld bins with %s: total %.17g; wrote %s and %s\n", (long long)nk,
                         (long long)a.bins, mct_method_name(a.method), total, a.out, json_path);

@@ -47,13 +47,8 @@ int mct_cli_check_out_dir(const char* dir) {
 }
 
 int mct_cli_check_out_file(const char* path) {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return mct_cli_error("output file '%s' is a directory", path);
-    char parent[4096];
-    parent_of(path, parent, sizeof parent);
-    if (!writable_dir(parent))
-        return mct_cli_error("cannot write output file '%s': '%s' is not a writable directory", path, parent);
-    return 0;
+    char err[4400];
+    return sim_out_check(path, err, sizeof err) ? mct_cli_error("%s", err) : 0;
 }
 
 /* What a path names, for a message. */

@@ -18,6 +18,7 @@ static const char run_usage[] =
     "                            [--loss-sample K|off] [--loss-threshold F]\n"
     "                            [--determinism not_guaranteed|run_to_run|bitwise]\n"
     "                            [--plan estimate|measure] [--wisdom FILE]\n"
+    "                            [--checkpoint FILE [--checkpoint-every N]] [--resume FILE]\n"
     "Runs the problem described by FILE.ini; flags override the file. Writes\n"
     "DIR/result.json (default DIR: out), with the plan that chose the method. The\n"
     "method defaults to auto: the planner picks the fastest method that meets the\n"
@@ -25,7 +26,13 @@ static const char run_usage[] =
     "reuses saved plans and records new ones in FILE.\n"
     "Float tallies estimate the value their rounding lost from a 2^-K sample of\n"
     "the adds (default K 6) and warn when a bin significantly loses F or more\n"
-    "(default 0.01).\n";
+    "(default 0.01).\n"
+    "--checkpoint FILE saves the run after every N batches (default 1) and after\n"
+    "the last; --resume FILE continues a run of the same problem, parameters,\n"
+    "seed and version from its last saved batch (escape and phantom).\n"
+    "Outputs are written to temporaries and renamed into place together,\n"
+    "result.json last; existing symbolic links, directories, devices and inputs\n"
+    "at their names are refused.\n";
 
 typedef mct_cli_run_args_t run_args_t;
 
@@ -76,6 +83,20 @@ static int parse_flag(run_args_t* a, const char* flag, const char* value) {
         a->out_dir = value;
         return 0;
     }
+    if (!strcmp(flag, "--checkpoint")) {
+        if (!value[0]) return mct_cli_error("--checkpoint: expected a file name");
+        a->checkpoint = value;
+        return 0;
+    }
+    if (!strcmp(flag, "--resume")) {
+        if (!value[0]) return mct_cli_error("--resume: expected a file name");
+        a->resume = value;
+        return 0;
+    }
+    if (!strcmp(flag, "--checkpoint-every"))
+        return mct_cli_parse_i64(value, 1, INT64_MAX, &a->checkpoint_every)
+                   ? mct_cli_error("--checkpoint-every %s: expected a whole number of batches >= 1", value)
+                   : 0;
     return mct_cli_error("run: unknown option '%s' (try: mctally run --help)", flag);
 }
 
@@ -107,9 +128,9 @@ int mct_cli_run_parse(int argc, char** argv, run_args_t* a) {
     a->loss_threshold = 0.01;
     static const char* const flags[] = {"--backend", "--method", "--dtype", "--histories", "--batches",
                                         "--seed", "--out", "--loss-sample", "--loss-threshold", "--determinism", "--plan",
-                                        "--wisdom"};
+                                        "--wisdom", "--checkpoint", "--checkpoint-every", "--resume"};
     /* The file is read first; flags are remembered and applied after it. */
-    const char* pending[16][2];
+    const char* pending[32][2];
     int npending = 0;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -121,7 +142,7 @@ int mct_cli_run_parse(int argc, char** argv, run_args_t* a) {
         if (argv[i][0] == '-' && argv[i][1] == '-') {
             if (!known) return mct_cli_error("run: unknown option '%s' (try: mctally run --help)", argv[i]);
             if (i + 1 >= argc) return mct_cli_error("run: option %s needs a value", argv[i]);
-            if (npending == 16) return mct_cli_error("run: too many options");
+            if (npending == 32) return mct_cli_error("run: too many options");
             pending[npending][0] = argv[i];
             pending[npending++][1] = argv[++i];
         } else if (!a->file) {
@@ -240,20 +261,33 @@ static int make_out_dir(const char* dir) {
     return 0;
 }
 
-/* Written to a temporary name and renamed, so no half-written file is left. */
-static int write_result(const char* dir, cJSON* root) {
+/* The files `run` writes into its directory: a run replaces those of a
+ * previous run there (and only those), so no directory holds a mixed set. */
+static const char* const run_file_names[] = {"result.json",      "dose.mhd",       "dose.raw",      "dose_rel_err.mhd",
+                                             "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png"};
+#define RUN_FILES (sizeof run_file_names / sizeof *run_file_names)
+
+/* Adds result.json to the run's output set and puts the whole set in place,
+ * result.json last (sim_output.h): its presence means the set is complete. */
+static int write_result(const run_args_t* a, cJSON* root) {
+    const char* dir = a->out_dir;
+    sim_out_set_t* set = a->outputs;
     if (make_out_dir(dir)) return 1;
-    char path[4096], tmp[4200];
+    char path[4096], stale[RUN_FILES][4096];
+    const char* stale_names[RUN_FILES];
+    for (size_t i = 0; i < RUN_FILES; ++i) {
+        snprintf(stale[i], sizeof stale[i], "%s/%s", dir, run_file_names[i]);
+        stale_names[i] = stale[i];
+    }
     snprintf(path, sizeof path, "%s/result.json", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     char* text = cJSON_Print(root);
-    FILE* f = text ? fopen(tmp, "w") : NULL;
+    FILE* f = text ? sim_out_begin(set, path) : NULL;
     int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f) != 0) ok = 0;
     free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return mct_cli_error("cannot write '%s': %s", path, strerror(errno));
+    if (f && sim_out_end(set, f) != 0) ok = 0;
+    if (!ok || sim_out_commit(set, stale_names, (int)RUN_FILES) != 0) {
+        sim_out_abort(set);
+        return mct_cli_error("%s", set->error[0] ? set->error : "cannot write the results");
     }
     printf("wrote %s\n", path);
     return 0;
@@ -310,6 +344,7 @@ static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* 
 
 static int run_escape(const run_args_t* a, mct_tally_t tally) {
     mct_escape_params_t p = a->cfg.escape;
+    p.checkpoint = &a->cp;
     mct_status_t st = mct_escape_check(&p, tally);
     if (st) return report_status(st, a, "escape");
     if (a->cfg.dtype == MCT_DTYPE_F32 && p.histories / p.batches > (1 << 24))
@@ -328,7 +363,7 @@ static int run_escape(const run_args_t* a, mct_tally_t tally) {
     printf("escape: %s on %s (%s), %s %s: fraction %.8g +- %.2g (analytic %.8g), %.0f escapes, %.3f s\n", a->file,
            mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype), r.fraction,
            r.std_error, r.analytic, r.escapes, r.seconds);
-    int rc = write_result(a->out_dir, root);
+    int rc = write_result(a, root);
     cJSON_Delete(root);
     return rc;
 }
@@ -398,7 +433,7 @@ static int run_tally_only(const run_args_t* a, mct_tally_t tally) {
     printf("tally_only: %s on %s (%s), %s %s: total %.10g MeV, expected %.10g +- %.3g (z %.2f), %.3g updates/s, "
            "%.3f s\n", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
            r.total, r.expected, r.std_error, r.z_score, r.updates_per_second, r.seconds);
-    int rc = write_result(a->out_dir, root);
+    int rc = write_result(a, root);
     cJSON_Delete(root);
     return rc;
 }
@@ -444,7 +479,7 @@ static int run_scatter(const run_args_t* a, mct_tally_t tally) {
            mct_scatter_pattern_name(p.pattern), r.total, r.expected, r.std_error, r.z_score);
     if (r.checked) printf(", bins within %.3g of their bound", r.max_dev_over_bound);
     printf(", %.3g updates/s, %.3f s\n", r.updates_per_second, r.seconds);
-    int rc = write_result(a->out_dir, root);
+    int rc = write_result(a, root);
     cJSON_Delete(root);
     if (!rc && !r.check_passed)
         rc = mct_cli_error("scatter: bin %lld deviates from the host reference by %.3g times its error bound",
@@ -533,20 +568,24 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
 }
 
 /* The grids (MetaImage), the depth dose (CSV and PNG) and the R50/Rp analysis. */
-static int phantom_files(const char* dir, const mct_phantom_params_t* p, const mct_phantom_result_t* r,
+static int phantom_files(const run_args_t* a, const mct_phantom_params_t* p, const mct_phantom_result_t* r,
                          const double* dose, const double* rel, mct_phantom_ranges_t* rg, int* have_ranges) {
+    const char* dir = a->out_dir;
+    sim_out_set_t* set = a->outputs;
     if (make_out_dir(dir)) return 1;
-    if (mct_phantom_write_mhd(dir, "dose", p, dose) || mct_phantom_write_mhd(dir, "dose_rel_err", p, rel))
-        return mct_cli_error("cannot write the dose grids in '%s': %s", dir, strerror(errno));
+    if (mct_phantom_write_mhd(set, dir, "dose", p, dose) || mct_phantom_write_mhd(set, dir, "dose_rel_err", p, rel))
+        return mct_cli_error("%s", set->error[0] ? set->error : "cannot write the dose grids");
     mct_phantom_depth_dose_t dd;
     if (mct_phantom_depth_dose(p, r, &dd)) return mct_cli_error("phantom: cannot compute the depth dose");
     *have_ranges = p->particle == MCT_PHANTOM_ELECTRON && mct_phantom_ranges(&dd, rg) == MCT_STATUS_SUCCESS;
     char path[4096];
     int rc = 0;
     snprintf(path, sizeof path, "%s/depth_dose.csv", dir);
-    if (mct_phantom_write_depth_csv(path, &dd)) rc = mct_cli_error("cannot write '%s'", path);
+    if (mct_phantom_write_depth_csv(set, path, &dd))
+        rc = mct_cli_error("%s", set->error[0] ? set->error : "cannot write the depth dose");
     snprintf(path, sizeof path, "%s/depth_dose.png", dir);
-    if (!rc && mct_phantom_write_depth_png(path, &dd, *have_ranges ? rg : NULL)) rc = mct_cli_error("cannot write '%s'", path);
+    if (!rc && mct_phantom_write_depth_png(set, path, &dd, *have_ranges ? rg : NULL))
+        rc = mct_cli_error("%s", set->error[0] ? set->error : "cannot write the depth-dose plot");
     mct_phantom_depth_dose_free(&dd);
     return rc;
 }
@@ -566,6 +605,7 @@ static int phantom_status(mct_status_t st, const run_args_t* a) {
 
 static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     mct_phantom_params_t p = a->cfg.phantom;
+    p.checkpoint = &a->cp;
     mct_status_t st = mct_phantom_check(&p, tally);
     if (st) return phantom_status(st, a);
     mct_phantom_result_t r;
@@ -583,7 +623,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     int have_ranges = 0;
     if (!rc) {
         mct_phantom_dose_gy(&p, mean, mean, bins);
-        rc = phantom_files(a->out_dir, &p, &r, mean, rel, &rg, &have_ranges);
+        rc = phantom_files(a, &p, &r, mean, rel, &rg, &have_ranges);
     }
     if (!rc) {
         mct_tally_desc_t d;
@@ -610,7 +650,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
                r.escaped_MeV, r.incident_MeV, r.energy_balance_rel);
         if (have_ranges) printf(", R50 %.2f +- %.2f cm, Rp %.2f +- %.2f cm", rg.r50_cm, rg.r50_err_cm, rg.rp_cm, rg.rp_err_cm);
         printf(", %.3f s\n", r.seconds);
-        rc = write_result(a->out_dir, root);
+        rc = write_result(a, root);
         cJSON_Delete(root);
     }
     free(mean), free(rel);
@@ -674,6 +714,32 @@ int mct_cli_run(int argc, char** argv) {
     run_args_t a;
     const int parsed = mct_cli_run_parse(argc, argv, &a);
     if (parsed) return parsed == 2 ? 0 : 1;
+    const int checkpointed = a.checkpoint || a.resume;
+    if (checkpointed && strcmp(a.cfg.type, "escape") && strcmp(a.cfg.type, "phantom"))
+        return mct_cli_error("run: --checkpoint and --resume serve the escape and phantom problems, not %s", a.cfg.type);
+    if (a.checkpoint_every && !a.checkpoint) return mct_cli_error("run: --checkpoint-every needs --checkpoint FILE");
+    if (!a.checkpoint_every) a.checkpoint_every = 1;
+    /* Inputs are never outputs (compared by device and inode): the problem
+     * file, and the checkpoint resumed from unless the new checkpoints replace
+     * it (they are complete before they do). The wisdom file is read and
+     * written back by design. */
+    sim_out_install_signals();
+    if (sim_out_protect(a.file)) return mct_cli_error("run: too many inputs");
+    if (a.checkpoint && mct_cli_checkpoint_check_path(a.checkpoint)) return 1;
+    if (a.resume && (!a.checkpoint || strcmp(a.resume, a.checkpoint)) && sim_out_protect(a.resume))
+        return mct_cli_error("run: too many inputs");
+    {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/result.json", a.out_dir);
+        if (a.checkpoint && !strcmp(path, a.checkpoint))
+            return mct_cli_error("--checkpoint '%s' is the run's result file", a.checkpoint);
+        struct stat st_dir;
+        if (stat(a.out_dir, &st_dir) == 0 && mct_cli_check_out_file(path)) return 1;
+    }
+    sim_out_set_t* outputs = malloc(sizeof *outputs);
+    if (!outputs) return mct_cli_error("out of memory");
+    sim_out_init(outputs);
+    a.outputs = outputs;
     mct_tally_desc_t d;
     if (mct_cli_run_desc(&a, &d)) return 1;
     const int phantom = !strcmp(a.cfg.type, "phantom");
@@ -687,6 +753,8 @@ int mct_cli_run(int argc, char** argv) {
     mct_tally_t tally = NULL;
     mct_status_t st = mct_tally_create(&tally, &d);
     int rc = 0;
+    mct_cli_checkpoint_t ckpt = {NULL, NULL, NULL};
+    void* resume_state = NULL;
     mct_plan_info_t why;
     if (st == MCT_STATUS_UNSATISFIABLE && (d.wisdom = NULL, mct_plan(&d, &why) == MCT_STATUS_UNSATISFIABLE)) {
         rc = mct_cli_error("cannot create the tally: %s", why.reason);
@@ -702,16 +770,38 @@ int mct_cli_run(int argc, char** argv) {
          * estimate needs float values: not fixed, not integer types). */
         mct_tally_desc_t got;
         mct_tally_get_desc(tally, &got);
-        if (a.loss_sample_log2 >= 0 && (got.dtype == MCT_DTYPE_F32 || got.dtype == MCT_DTYPE_F64) &&
-            got.method != MCT_METHOD_FIXED && (st = mct_tally_enable_rounding_loss(tally, a.loss_sample_log2)))
+        const int loss = a.loss_sample_log2 >= 0 && (got.dtype == MCT_DTYPE_F32 || got.dtype == MCT_DTYPE_F64) &&
+                         got.method != MCT_METHOD_FIXED;
+        if (loss && (st = mct_tally_enable_rounding_loss(tally, a.loss_sample_log2)))
             rc = report_status(st, &a, "cannot enable the rounding-loss estimate");
-        else
+        if (!rc && checkpointed) {
+            ckpt.path = a.checkpoint;
+            ckpt.tally = tally;
+            ckpt.identity = mct_cli_run_identity(a.cfg.type, &a.cfg, tally, loss ? a.loss_sample_log2 : -1);
+            if (!ckpt.identity) rc = mct_cli_error("out of memory");
+            if (!rc && a.resume)
+                rc = mct_cli_checkpoint_resume(a.resume, ckpt.identity, tally, &resume_state, &a.cp.resume_bytes);
+            if (!rc && a.resume) {
+                int64_t done = 0;
+                mct_tally_counts(tally, &done, NULL);
+                printf("resume: %s at batch %lld of %lld\n", a.resume, (long long)done, (long long)a.cfg.batches);
+            }
+            a.cp.resume = resume_state;
+            a.cp.every = a.checkpoint_every;
+            a.cp.save = a.checkpoint ? mct_cli_checkpoint_save : NULL;
+            a.cp.ctx = &ckpt;
+        }
+        if (!rc)
             rc = phantom      ? run_phantom(&a, tally)
                  : tally_only ? run_tally_only(&a, tally)
                  : scatter    ? run_scatter(&a, tally)
                               : run_escape(&a, tally);
     }
     mct_tally_destroy(tally);
+    free(ckpt.identity);
+    free(resume_state);
+    sim_out_abort(outputs); /* after a failure: the temporaries of an uncommitted set */
+    free(outputs);
     if (wisdom && mct_cli_wisdom_close(a.cfg.wisdom, wisdom)) rc = 1;
     return rc;
 }
