@@ -22,8 +22,9 @@
  *
  * Determinism: integer counters are exact whatever the method, and never wrap:
  * the global and shared atomics test the old value they return, the register
- * sum and the reductions add by mct_checked_plus, and an overflow raises
- * MCT_TALLY_FLAG_OVERFLOW (thread_checked.cuh). For floats the
+ * sum keeps an overflow bit that flush() raises, the reductions add by
+ * mct_checked_plus, and an overflow raises MCT_TALLY_FLAG_OVERFLOW
+ * (thread_checked.cuh). For floats the
  * atomics' order varies (not_guaranteed), except replicated, whose replicas are
  * reduced in a fixed order by mct_tally_end_batch (run_to_run).
  * Precondition for replicated: the tally holds at least one replica per thread
@@ -47,13 +48,14 @@ template <typename T, mct_method_t M>
 struct mct_block_counter {
     T* target; /* the global bin, or this thread's replica of it */
     T acc;     /* register partial of the reducing methods */
+    int overflow; /* integers: the register partial left the type's range */
     mct_block_counter_storage<T>& storage;
-    const mct_tally_view_t& view; /* the rounding-loss shadow (mct_rounding.h) */
+    const mct_tally_view_t& view; /* flags and the rounding-loss shadow (mct_rounding.h) */
     int64_t bin;
 
     __device__ __forceinline__ mct_block_counter(const mct_tally_view_t& v, int64_t b,
                                                  mct_block_counter_storage<T>& s)
-        : target((T*)v.bins + b), acc(T(0)), storage(s), view(v), bin(b) {
+        : target((T*)v.bins + b), acc(T(0)), overflow(0), storage(s), view(v), bin(b) {
         if (M == MCT_METHOD_REPLICATED) {
             const int64_t replica = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
             target = (T*)v.replicas + replica * v.nbins + b;
@@ -61,19 +63,33 @@ struct mct_block_counter {
         if (M == MCT_METHOD_SHARED) mct_block_privatized_zero(&storage.shared_bin, 1);
     }
 
+    /* The reducing methods keep add() to one register add (and, for integers,
+     * an overflow bit OR-ed without a branch): the flag and the rounding-loss
+     * record wait for flush(), which sees each thread's partial. */
     __device__ __forceinline__ void add(T v) {
-        if constexpr (std::is_floating_point<T>::value)
-            MCT_LOSS_HOOK(view, bin, v);
         if (M == MCT_METHOD_ATOMIC) {
+            if constexpr (std::is_floating_point<T>::value) MCT_LOSS_HOOK(view, bin, v);
             if (v != T(0)) mct_atomic_add(target, v, view.flags);
         } else if (M == MCT_METHOD_SHARED) {
+            if constexpr (std::is_floating_point<T>::value) MCT_LOSS_HOOK(view, bin, v);
             if (v != T(0)) mct_atomic_add(&storage.shared_bin, v, view.flags);
+        } else if constexpr (std::is_integral<T>::value) {
+            int o;
+            acc = mct__checked_add(acc, v, &o);
+            overflow |= o;
         } else {
-            acc = mct_checked_plus{view.flags}(acc, v);
+            acc += v;
         }
     }
 
     __device__ __forceinline__ void flush() {
+        if (M == MCT_METHOD_WARP_REDUCE || M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_REPLICATED) {
+            if (overflow) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OVERFLOW);
+            /* The rounding-loss estimate samples the partials as they enter the
+             * reduction (the thread's own register sum of its adds). */
+            if constexpr (std::is_floating_point<T>::value)
+                if (acc != T(0)) MCT_LOSS_HOOK(view, bin, acc);
+        }
         if (M == MCT_METHOD_SHARED) {
             mct_block_privatized_flush(&storage.shared_bin, target, 1, view.flags);
         } else if (M == MCT_METHOD_WARP_REDUCE) {
