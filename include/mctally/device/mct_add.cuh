@@ -44,11 +44,6 @@
  *   dropped (MCT_TALLY_FLAG_NONFINITE); |v * 2^s| >= 2^63 and int64 overflow of a
  *   group sum or a bin raise MCT_TALLY_FLAG_OVERFLOW.
  *
- * Integer tallies (int32_t, uint64_t) never wrap, whatever the method: the
- * atomics return the old value and the overflow test is made on it, group sums
- * combine by mct_checked_plus, a private replica's add tests the value it read
- * (thread_checked.cuh); a sum out of the type's range raises
- * MCT_TALLY_FLAG_OVERFLOW (mct_tally.h).
  * - replicated: adds into replica (global thread rank mod nreplicas). The host
  *   reserves one replica per thread of the grid (mct_tally_reserve_replicas), so
  *   each thread owns its replica and a plain add suffices; when the grid has
@@ -59,7 +54,7 @@
  *   to view.pairs; the index comes from one atomicAdd per warp
  *   (warp-aggregated). A full buffer
  *   drops the pair and raises MCT_TALLY_FLAG_OVERFLOW. The sum happens after the
- *   kernel (mct__cuda_sort_reduce): the pairs are sorted by (bin, value bits),
+ *   kernel (mct_tally_flush or mct_tally_end_batch): the pairs are sorted by (bin, value bits),
  *   so the sum does not depend on the order they were appended in: run_to_run
  *   on one GPU, whatever the launch shape.
  * - shared, warp_reduce, block_reduce need the block (or warp) converged, which
@@ -68,6 +63,12 @@
  *   mct_any_lane_method says. Their converged forms are mct_block_tally (any
  *   number of bins) and mct_block_counter (one bin, all five of Bossler's
  *   methods).
+ *
+ * Integer tallies (int32_t, uint64_t) never wrap, whatever the method: the
+ * atomics return the old value and the overflow test is made on it, group sums
+ * combine by mct_checked_plus, a private replica's add tests the value it read
+ * (thread_checked.cuh); a sum out of the type's range raises
+ * MCT_TALLY_FLAG_OVERFLOW (mct_tally.h).
  *
  * A method that cannot serve T (kahan with double, cas with an integer type)
  * fails to compile in the template form; in the run-time form it is a no-op,
