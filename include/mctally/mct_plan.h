@@ -14,9 +14,10 @@
  *    measured H100 throughputs by bin count, key pattern, width and where the
  *    adds come from (src/common/plan_model.c names the file of each row); on
  *    the CPU and the emulation, the operations each method costs there.
- *  - MEASURE: times the admissible candidates on the tally's own backend with
- *    scratch tallies and mct_tally_add_device_grouped, on the caller's key
- *    sample or a synthetic one of the same shape, within plan_budget_s.
+ *  - MEASURE: times the estimate's leading admissible candidates (four) on the
+ *    tally's own backend with scratch tallies and mct_tally_add_device_grouped,
+ *    on the caller's key sample repeated (or synthetic keys of the same
+ *    pattern) to a size where the adds dominate, within plan_budget_s.
  *  - wisdom: a plan saved for the same device, backend, type, bin count class,
  *    width, needs and pattern is reused (mct_wisdom_t); new plans are recorded.
  *

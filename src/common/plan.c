@@ -28,7 +28,6 @@ static const char* const mode_names[] = {"estimate", "measure"};
 static const char* const source_names[] = {"explicit", "estimate", "measure", "wisdom"};
 static const char* const pattern_names[MCT_PATTERN_COUNT] = {"unknown", "uniform", "sorted", "hot", "few"};
 static const char* const adds_names[] = {"arrays", "kernel"};
-static const char* const det_names[] = {"not_guaranteed", "run_to_run", "bitwise"};
 
 const char* mct_plan_mode_name(mct_plan_mode_t m) { return (unsigned)m < 2 ? mode_names[m] : "invalid"; }
 const char* mct_plan_source_name(mct_plan_source_t s) { return (unsigned)s < 4 ? source_names[s] : "invalid"; }
@@ -59,11 +58,15 @@ mct_status_t mct_key_pattern_from_name(const char* name, mct_key_pattern_t* out)
     if (!st) *out = (mct_key_pattern_t)i;
     return st;
 }
+/* The names are mct_determinism_name's (types.c), so the two cannot drift. */
 mct_status_t mct_determinism_from_name(const char* name, mct_determinism_t* out) {
-    int i = 0;
-    mct_status_t st = from_names(det_names, 3, name, &i);
-    if (!st) *out = (mct_determinism_t)i;
-    return st;
+    if (!name || !out) return MCT_STATUS_NULL_POINTER;
+    for (int d = MCT_NOT_GUARANTEED; d <= MCT_BITWISE; ++d)
+        if (!strcmp(mct_determinism_name((mct_determinism_t)d), name)) {
+            *out = (mct_determinism_t)d;
+            return MCT_STATUS_SUCCESS;
+        }
+    return MCT_STATUS_INVALID_VALUE;
 }
 
 /* ---- Descriptor checks ---------------------------------------------------------------- */
@@ -389,7 +392,7 @@ static void pattern_phrase(const mct_plan_info_t* info, char* out, size_t size) 
         snprintf(out, size, "%s keys", mct_key_pattern_name(info->pattern));
 }
 
-mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, mct_plan_info_t* info) {
+mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_name, mct_plan_info_t* info) {
     const double t0 = mct__plan_now();
     memset(info, 0, sizeof *info);
     info->mode = d->plan_mode;
@@ -397,8 +400,12 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, mct_plan_info_t* info
     info->wisdom_status = MCT_STATUS_SUCCESS;
     plan_ctx_t c = {d, {d->backend, d->bins, d->dtype, d->width, d->adds, omp_get_max_threads()}, NULL, 0, ""};
     c.ops = mct__backend_ops(d->backend);
-    /* One probe: the device query is the slowest step of a plan from wisdom. */
-    if (c.ops && c.ops->probe(d->device, c.device, sizeof c.device)) c.ops = NULL, c.device[0] = 0;
+    /* One device query per plan, none when the caller (mct_tally_create) has
+     * made it: it is the slowest step of a plan from wisdom. */
+    if (c.ops && device_name)
+        snprintf(c.device, sizeof c.device, "%s", device_name);
+    else if (c.ops && c.ops->probe(d->device, c.device, sizeof c.device))
+        c.ops = NULL, c.device[0] = 0;
     size_t total = 0;
     if (c.ops && c.ops->mem_info(d->device, &c.free_bytes, &total)) c.free_bytes = 0;
 
@@ -524,5 +531,5 @@ mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
     mct_tally_desc_t d = *desc;
     d.backend = mct__backend_resolve(d.backend, d.device);
     if (d.plan_mode == MCT_PLAN_MEASURE && !mct__backend_ops(d.backend)) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    return mct__plan_resolved(&d, info);
+    return mct__plan_resolved(&d, NULL, info);
 }

@@ -73,8 +73,10 @@ mct_status_t mct__wisdom_store(mct_wisdom_t w, const mct__wisdom_key_t* key, mct
 /* ---- Planning (plan.c) ------------------------------------------------------- */
 
 /** Plans for a descriptor whose backend is resolved; fills info (also on
- * UNSATISFIABLE). Called by mct_tally_create for AUTO and named methods. */
-mct_status_t mct__plan_resolved(const mct_tally_desc_t* desc, mct_plan_info_t* info);
+ * UNSATISFIABLE). Called by mct_tally_create for AUTO and named methods, with
+ * the device name its probe found (the backend is then known to be here);
+ * NULL makes the planner probe. */
+mct_status_t mct__plan_resolved(const mct_tally_desc_t* desc, const char* device_name, mct_plan_info_t* info);
 
 /** Checks the planning fields of a descriptor (INVALID_VALUE, UNKNOWN_*). */
 mct_status_t mct__plan_validate(const mct_tally_desc_t* desc);

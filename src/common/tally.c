@@ -126,12 +126,12 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     d.backend = mct__backend_resolve(d.backend, d.device);
     if ((st = mct_method_supports(d.method, d.dtype, d.backend))) return st;
     const mct__backend_ops_t* ops = mct__backend_ops(d.backend);
-    char name[8];
+    char name[256];
     if (!ops || ops->probe(d.device, name, sizeof name) != MCT_STATUS_SUCCESS)
         return MCT_STATUS_BACKEND_UNAVAILABLE;
     /* AUTO becomes one concrete method here, before any view or add exists. */
     mct_plan_info_t plan;
-    if ((st = mct__plan_resolved(&d, &plan))) return st;
+    if ((st = mct__plan_resolved(&d, name, &plan))) return st;
     d.method = plan.method;
     d.key_sample = NULL;
     d.key_sample_n = 0;
