@@ -13,16 +13,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=${*:-ini args accumulate}
-need=""
-for pkg in clang libclang-rt-dev cmake make pkg-config libcjson-dev libinih-dev zlib1g-dev; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
-done
-if [ -n "$need" ]; then
-  echo "fuzz: installing$need"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null
-fi
+. scripts/apt_need.sh
+mct_apt_need fuzz clang libclang-rt-dev cmake make pkg-config libcjson-dev libinih-dev zlib1g-dev
 launcher=""
 command -v ccache >/dev/null 2>&1 && launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 # No CUDA and no tests: the harnesses need the library, the problems' tables and the CLI's readers.
