@@ -141,6 +141,21 @@ def c_call_seconds(n, bins, backend):
         return statistics.median(times)
 
 
+def python_layer_seconds(run, keys, values, backend, reps):
+    """The Python layer's calls on 64 bins, each the median seconds of one call:
+    scatter_add, Tally.add followed by end_batch, and Tally.add alone."""
+    out = {"scatter_add_s": measure(run, lambda: mctally.scatter_add(keys, values, 64, method="atomic"),
+                                    reps)["median_s"]}
+    with mctally.Tally(64, method="atomic", backend=backend) as t:
+        def add_end():
+            t.add(keys, values)
+            t.end_batch(1)
+        out["tally_add_end_batch_s"] = measure(run, add_end, reps)["median_s"]
+        out["tally_add_s"] = measure(run, lambda: t.add(keys, values), reps)["median_s"]
+        t.end_batch(1)
+    return out
+
+
 def overhead(torch, args, run, device):
     rows = []
     backend = "cuda" if device == "cuda" else "cpu"
@@ -148,15 +163,7 @@ def overhead(torch, args, run, device):
         keys = torch.randint(0, 64, (n,), device=device).to(torch.int32)
         values = torch.rand(n, device=device, dtype=torch.float64)
         row = {"n": n, "bins": 64}
-        row["scatter_add_s"] = measure(run, lambda: mctally.scatter_add(keys, values, 64, method="atomic"),
-                                       args.reps)["median_s"]
-        with mctally.Tally(64, method="atomic", backend=backend) as t:
-            def add_end():
-                t.add(keys, values)
-                t.end_batch(1)
-            row["tally_add_end_batch_s"] = measure(run, add_end, args.reps)["median_s"]
-            row["tally_add_s"] = measure(run, lambda: t.add(keys, values), args.reps)["median_s"]
-            t.end_batch(1)
+        row.update(python_layer_seconds(run, keys, values, backend, args.reps))
         row["index_add_s"] = measure(
             run, lambda: torch.zeros(64, dtype=torch.float64, device=device).index_add_(0, keys.long(), values),
             args.reps)["median_s"]
@@ -204,15 +211,7 @@ def numpy_sweep(args, run):
         keys = rng.integers(0, 64, n).astype(np.uint32)
         values = rng.random(n)
         row = {"n": n, "bins": 64}
-        row["scatter_add_s"] = measure(run, lambda: mctally.scatter_add(keys, values, 64, method="atomic"),
-                                       args.reps)["median_s"]
-        with mctally.Tally(64, method="atomic", backend="cpu") as t:
-            def add_end():
-                t.add(keys, values)
-                t.end_batch(1)
-            row["tally_add_end_batch_s"] = measure(run, add_end, args.reps)["median_s"]
-            row["tally_add_s"] = measure(run, lambda: t.add(keys, values), args.reps)["median_s"]
-            t.end_batch(1)
+        row.update(python_layer_seconds(run, keys, values, "cpu", args.reps))
         row["index_add_s"] = measure(run, lambda: np.add.at(np.zeros(64), keys, values), args.reps)["median_s"]
         row["c_accumulate_call_s"] = c_call_seconds(n, 64, "cpu")
         rows.append(row)
