@@ -73,6 +73,40 @@ int mct_cli_open_regular(const char* path, const char* what, FILE** out);
  * (malloc'd, NUL after the last byte); 1 after a message. */
 int mct_cli_read_file(const char* path, const char* what, size_t max_bytes, char** data, size_t* size);
 
+/** The processes of one `run` (cli_ranks.c, the only part of the tool that
+ * names MPI): the ranks mpirun started, sharing the run through
+ * libmctally_mpi. A run with no launcher has none (NULL). Every call but
+ * `failure` is collective. */
+typedef struct mct_cli_ranks mct_cli_ranks_t;
+struct mct_cli_ranks {
+    int rank, size;
+    int local_rank;                   /* among the ranks of this machine: picks its GPU */
+    const mct_sim_ranks_t* sim;       /* for the problems, once a tally is attached */
+    /* Every rank's status combined (mct_dist_agree): SUCCESS, this rank's own
+     * failure, or PEER_FAILED (failure() then names the rank). */
+    mct_status_t (*agree)(mct_cli_ranks_t* r, mct_status_t local);
+    /* Rank 0's value to every rank. */
+    mct_status_t (*broadcast)(mct_cli_ranks_t* r, int64_t* value);
+    /* The ranks' tallies made one (mct_dist_create); `sim` is set after it. */
+    mct_status_t (*attach)(mct_cli_ranks_t* r, mct_tally_t tally, int transport);
+    /* After a successful run: the combined determinism, and what the
+     * reduction cost (transport name, seconds, bytes). */
+    mct_status_t (*report)(mct_cli_ranks_t* r, mct_determinism_t* det, const char** transport, double* agree_s,
+                           double* reduce_s, double* bytes);
+    /* The rank and status of the failure the last agreement saw. */
+    void (*failure)(const mct_cli_ranks_t* r, int* rank, mct_status_t* status);
+    /* Ends every rank now (after a failure the ranks cannot agree on). */
+    void (*abort)(mct_cli_ranks_t* r, int code);
+    void* impl;
+};
+
+/** Starts the ranks when mpirun (or another MPI launcher) started this
+ * process: *out is NULL without one. 1 after a message when it cannot (a
+ * build without MPI under a launcher of several ranks). */
+int mct_cli_ranks_start(int* argc, char*** argv, mct_cli_ranks_t** out);
+/** Ends them (MPI_Finalize); NULL is fine. */
+void mct_cli_ranks_stop(mct_cli_ranks_t* r);
+
 /** `mctally run`'s arguments after parsing: the problem file read, the flags
  * applied over it. */
 typedef struct {
@@ -87,6 +121,8 @@ typedef struct {
     int64_t checkpoint_every;
     const char* resume;      /* --resume FILE */
     mct_sim_checkpoint_t cp; /* handed to the problem */
+    mct_cli_ranks_t* ranks;  /* the run's ranks, NULL for one process */
+    int reduce;              /* --reduce: 0 auto, 1 host, 2 nccl (mct_dist_transport_t) */
 } mct_cli_run_args_t;
 
 /** Parses `run`'s arguments (after the command), reads the problem file and
@@ -124,7 +160,8 @@ typedef struct {
 
 /** The run's identity as JSON text (malloc'd): version, problem, resolved
  * backend and method, type, bins, seed, histories, batches, the loss sample
- * and every parameter of the problem. */
+ * and every parameter of the problem. What a checkpoint must match, and what
+ * the ranks of one run compare. */
 char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct_tally_t tally, int loss_sample_log2);
 /** 1 after a message when `path` cannot take a checkpoint. */
 int mct_cli_checkpoint_check_path(const char* path);
@@ -136,7 +173,8 @@ mct_status_t mct_cli_checkpoint_save(void* ctx, int64_t done, const void* state,
  * (malloc'd) in *state. */
 int mct_cli_checkpoint_resume(const char* path, const char* identity, mct_tally_t tally, void** state, size_t* bytes);
 
-int mct_cli_run(int argc, char** argv);
+/** `mctally run` on this process, or on every rank of `ranks` (NULL: one process). */
+int mct_cli_run(int argc, char** argv, mct_cli_ranks_t* ranks);
 int mct_cli_methods(int argc, char** argv);
 int mct_cli_bench(int argc, char** argv);
 int mct_cli_accumulate(int argc, char** argv);

@@ -68,6 +68,13 @@ char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct
     if (!strcmp(problem, "escape")) {
         add_table(params, &mct_escape_param_table, &cfg->escape);
         cJSON_AddStringToObject(params, "launch", cfg->escape.launch == MCT_ESCAPE_LAUNCH_FULL ? "full" : "paper");
+    } else if (!strcmp(problem, "tally_only")) {
+        add_table(params, &mct_tally_only_param_table, &cfg->tally_only);
+        cJSON_AddStringToObject(params, "launch", cfg->tally_only.launch == MCT_TALLY_ONLY_LAUNCH_FULL ? "full" : "paper");
+    } else if (!strcmp(problem, "scatter")) {
+        add_table(params, &mct_scatter_param_table, &cfg->scatter);
+        snprintf(text, sizeof text, "%s %d", mct_scatter_pattern_name(cfg->scatter.pattern), (int)cfg->scatter.check);
+        cJSON_AddStringToObject(params, "pattern check", text);
     } else {
         const mct_phantom_params_t* p = &cfg->phantom;
         add_table(params, &mct_phantom_param_table, p);
