@@ -5,7 +5,9 @@ tally_only), with the share of the run spent combining the ranks' batches, and
 the cost of the multi-rank path on one rank against a plain run.
 
 Each point runs the CLI through the MPI launcher and reads its result.json:
-the run's seconds (rank 0's wall time of the problem), and the reduction
+the run's seconds (rank 0's wall time of the problem, from its first batch's
+set-up to its results; the command's own wall time, with the launcher's and
+MPI's start, is recorded beside it), and the reduction
 record (the slowest rank's seconds in the agreements, which include waiting
 for the slowest rank, and in the sums of the bins). Strong scaling keeps the
 histories of the whole run; weak scaling gives each rank the same histories.
@@ -30,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -47,7 +50,7 @@ def launcher_cmd(launcher, ranks):
 
 
 def one_run(args, problem, histories, ranks, extra, work):
-    """One run; returns (seconds, agree_seconds, reduce_seconds, result)."""
+    """One run; returns (seconds, agree_seconds, reduce_seconds, result, wall seconds of the command)."""
     ini = {"phantom": "phantom_test2.ini", "tally_only": "tally_only.ini"}[problem]
     out = tempfile.mkdtemp(dir=work)
     cmd = [args.mctally, "run", os.path.join(ROOT, "examples", ini), "--backend", args.backend, "--histories",
@@ -56,14 +59,16 @@ def one_run(args, problem, histories, ranks, extra, work):
         cmd = launcher_cmd(args.launcher, ranks) + cmd
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.monotonic() - t0
     if p.returncode != 0:
         sys.exit(f"scaling: {' '.join(cmd)} failed:\n{p.stderr}")
     with open(os.path.join(out, "result.json")) as f:
         j = json.load(f)
     shutil.rmtree(out, ignore_errors=True)
     red = j.get("reduction", {})
-    return j["seconds"], red.get("agree_seconds", 0.0), red.get("reduce_seconds", 0.0), j
+    return j["seconds"], red.get("agree_seconds", 0.0), red.get("reduce_seconds", 0.0), j, wall
 
 
 def point(args, problem, mode, ranks, histories, extra, work, plain=False):
@@ -71,10 +76,11 @@ def point(args, problem, mode, ranks, histories, extra, work, plain=False):
     secs = [r[0] for r in runs]
     med = statistics.median(secs)
     k = secs.index(min(secs, key=lambda s: abs(s - med)))
-    seconds, agree, reduce_, j = runs[k]
+    seconds, agree, reduce_, j, _ = runs[k]
     p = {"problem": problem, "mode": mode, "ranks": ranks, "launcher": not plain, "histories": histories,
          "batches": args.batches, "bins": j["tallies"][0]["bins"], "method": j["method"], "dtype": j["dtype"],
-         "device": j["device"], "seconds": seconds, "seconds_all": secs, "agree_seconds": agree,
+         "device": j["device"], "seconds": seconds, "seconds_all": secs,
+         "command_seconds": statistics.median(r[4] for r in runs), "agree_seconds": agree,
          "reduce_seconds": reduce_, "reduce_share": reduce_ / seconds if seconds > 0 else None,
          "transport": j.get("reduction", {}).get("transport")}
     if problem == "phantom":

@@ -26,8 +26,10 @@ def scaling(doc):
             plain, one = (ov[0], ov[1]) if not ov[0]["launcher"] else (ov[1], ov[0])
             out += [f"**{problem}, 1 rank against a plain run** ({plain['histories']:.3g} histories, "
                     f"{plain['bins']} bins, {plain['method']} {plain['dtype']}): plain {plain['seconds']:.3f} s, "
-                    f"`mpirun -n 1` {one['seconds']:.3f} s, overhead "
-                    f"{100 * (one['seconds'] / plain['seconds'] - 1):+.1f} %.", ""]
+                    f"`mpirun -n 1` {one['seconds']:.3f} s ({one.get('transport')}), overhead "
+                    f"{100 * (one['seconds'] / plain['seconds'] - 1):+.1f} %; whole commands "
+                    f"{plain.get('command_seconds', 0):.2f} s and {one.get('command_seconds', 0):.2f} s (with the "
+                    f"launcher's and MPI's start).", ""]
         for mode in ("strong", "weak"):
             rows = sorted((p for p in pts if p["problem"] == problem and p["mode"] == mode), key=lambda p: p["ranks"])
             if not rows:

@@ -89,8 +89,10 @@ MCT_DIST_API void mct_dist_destroy(mct_dist_t dist);
 
 /** Closes a batch on every rank: this rank ran `histories` (>= 0) of it, and
  * `local` is SUCCESS or this rank's failure in the batch so far. Collective.
- * Returns mct_tally_end_batch_combined's status, the same on every rank:
- * `local` itself on the failing rank and PEER_FAILED on the others. */
+ * Returns mct_tally_end_batch_combined's status, agreed by the ranks once
+ * more after the fold: a status of the combined batch (OVERFLOW, ...) on
+ * every rank; a rank's own failure (`local`, or one of its own in the batch
+ * end) on that rank and PEER_FAILED on the others. */
 MCT_DIST_API mct_status_t mct_dist_end_batch(mct_dist_t dist, int64_t histories, mct_status_t local);
 
 /** Every rank's `local` status combined: SUCCESS when all are, else the

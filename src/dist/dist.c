@@ -33,6 +33,7 @@ struct mct_dist_s {
     MPI_Op header_op, exact_op;
     void* nccl;             /* dist_nccl.c's communicator, NULL on HOST */
     mct_status_t pending;   /* this rank's failure, handed to the next agreement */
+    int agreed;             /* the current batch passed its agreement */
     int combined;           /* the current batch's bins were summed */
     int failed_rank;
     mct_status_t failed_status;
@@ -164,6 +165,7 @@ static mct_status_t cb_agree(void* ctx, mct_batch_t* b) {
     }
     b->flags = (unsigned)h[H_FLAGS];
     b->histories = h[H_HISTORIES];
+    d->agreed = 1;
     return MCT_STATUS_SUCCESS;
 }
 
@@ -296,23 +298,29 @@ mct_status_t mct_dist_end_batch(mct_dist_t d, int64_t histories, mct_status_t lo
     if (histories < 0 && !local) local = MCT_STATUS_INVALID_VALUE;
     if (histories < 0) histories = 0;
     d->pending = local;
-    d->combined = 0;
+    d->agreed = d->combined = 0;
     const mct_batch_combiner_t c = {d, cb_agree, d->transport == MCT_DIST_NCCL ? cb_reduce_device : NULL,
                                     cb_reduce_host};
     mct_status_t st = mct_tally_end_batch_combined(d->tally, histories, &c);
     d->pending = MCT_STATUS_SUCCESS;
     if (local && !st) st = local;
     if (d->combined) d->batches += 1;
-    /* Every rank folded the same exact batch, and so returns the same status.
-     * Float sums are the same on every rank as MPI and NCCL compute them, but
-     * no standard promises it: the ranks agree on the status, so that none
-     * stops while the others go on. */
-    if (d->combined && d->shape.kind == MCT_BATCH_FLOAT) {
+    /* After the agreement every rank went on alone: a rank can still fail
+     * (staging its batch), and float sums are equal on every rank as MPI and
+     * NCCL compute them but no standard promises it. The ranks agree on how
+     * the batch ended, so that none stops while the others go on: a status
+     * they share (the combined batch's OVERFLOW, ...) stays, a rank that
+     * ended well learns of another's failure as PEER_FAILED. */
+    if (d->agreed) {
         int64_t h[H_WORDS];
         header_init(h, d->rank, st);
-        mct_status_t ast = allreduce_header(d, h);
+        const mct_status_t ast = allreduce_header(d, h);
         if (ast) return ast;
-        if (h[H_FAILS] > 0) st = (mct_status_t)h[H_FAILED_STATUS];
+        if (h[H_FAILS] > 0 && st == MCT_STATUS_SUCCESS) {
+            d->failed_rank = (int)h[H_FAILED_RANK];
+            d->failed_status = (mct_status_t)h[H_FAILED_STATUS];
+            st = MCT_STATUS_PEER_FAILED;
+        }
     }
     return st;
 }
