@@ -209,6 +209,23 @@ for suite in ${MCT_SCATTER_SUITES:-scatter mpc}; do
 done
 fi
 
+# The escape benchmark of the main build and of MCT_BASE_SRC (not in the default stages), one after
+# the other on the same GPU: the cost of a change to the counters' device path. Arguments for both
+# in MCT_ESCAPE_VARIANT_ARGS (default --histories 2e7 --reps 5).
+if stage escape_variants && [ -n "${MCT_BASE_SRC:-}" ]; then
+base_bin="$BUILD-base/tools/mctally/mctally"
+if [ ! -x "$base_bin" ]; then
+  cmake -S "$MCT_BASE_SRC" -B "$BUILD-base" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+    >"$OUT/build_base.log" 2>&1 && cmake --build "$BUILD-base" -j "$(nproc)" --target mctally_cli >>"$OUT/build_base.log" 2>&1
+fi
+for v in main base; do
+  bin=$MCT
+  [ $v = base ] && bin=$base_bin
+  step "escape_variant_$v" timeout 300 env MCT_COMMIT="$COMMIT" \
+    "$bin" bench escape ${MCT_ESCAPE_VARIANT_ARGS:---histories 2e7 --reps 5} --out "$OUT/escape_variant_$v.json"
+done
+fi
+
 # Scatter from GPU arrays: every f64 method beside CUB (same run) and PyTorch (same patterns),
 # then the Markdown and charts: bench_scatter.md, bench_{scatter,mpc}_{all,best}.png.
 if stage bench_scatter; then
@@ -307,6 +324,10 @@ PYVENV=${MCT_PYVENV:-/tmp/mct-pyvenv}
 if stage python; then
 py_install() {
   rm -rf "$PYVENV" && python3 -m venv --system-site-packages "$PYVENV" || return 1
+  # Where python3 is itself a venv (PyTorch and CuPy in its site-packages), the new venv's
+  # system site is the base interpreter's, not that venv's: a .pth line adds its packages.
+  python3 -c 'import site; print("\n".join(site.getsitepackages()))' \
+    >"$("$PYVENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/mct-parent-site.pth"
   # With wheels carried in .whl/ (no registry on the GPU machine) pip looks nowhere else.
   local find=""; ls .whl/*.whl >/dev/null 2>&1 && find="--no-index --find-links .whl"
   "$PYVENV/bin/python" -c 'import sys; print(sys.version)'

@@ -13,6 +13,7 @@
 #include "sim_checkpoint.h"
 #include "sim_output.h"
 #include "tally_only.h"
+#include "cli_flags.h"
 #include "mctally/mct.h"
 
 /** A problem file after parsing, before command-line overrides. */

@@ -84,6 +84,17 @@ int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out) 
     return 0;
 }
 
+int mct_cli_flag_i64(const char* flag, const char* text, int64_t min, int64_t max, int64_t* out) {
+    if (!mct_cli_parse_i64(text, min, max, out)) return 0;
+    return mct_cli_error("%s %s: expected a whole number in %lld .. %lld", flag, text ? text : "(none)", (long long)min,
+                         (long long)max);
+}
+
+int mct_cli_flag_f64(const char* flag, const char* text, double min, double* out) {
+    if (!mct_cli_parse_f64(text, min, out)) return 0;
+    return mct_cli_error("%s %s: expected a finite decimal number >= %g", flag, text ? text : "(none)", min);
+}
+
 int mct_cli_parse_u64(const char* text, uint64_t* out) {
     if (!text || !text[0] || strspn(text, "0123456789") != strlen(text)) return 1;
     char* end = NULL;
