@@ -26,7 +26,7 @@ static const char usage[] =
     "                       MLEM reconstruction of a pet run's LORs (MetaImage + PNG)\n"
     "  bench SUITE [--out FILE.json] [options]\n"
     "                       run a benchmark suite on the GPU (suites: escape, scan, phantom,\n"
-    "                       tally_only, scatter, mpc, accuracy)\n"
+    "                       tally_only, scatter, mpc, accuracy, pet)\n"
     "\n"
     "  --help               this text (also after a command: mctally run --help)\n"
     "  --version            print the version\n";
