@@ -34,9 +34,11 @@ static void die(int rank, const char* what, mct_status_t st) {
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* One path: `transport` < 0 is the plain batch end. Returns 0 when the path
- * cannot serve here (NCCL without GPUs or without NCCL in the build). */
-static int measure(int rank, const mct_tally_desc_t* desc, int transport, int reps, double* end_ms, double* reduce_ms) {
+/* One path: `transport` < 0 is the plain batch end. Returns 0, with the
+ * status in *why, when the path cannot serve here (NCCL without a GPU per
+ * rank, without NCCL in the build, or failing to start). */
+static int measure(int rank, const mct_tally_desc_t* desc, int transport, int reps, double* end_ms, double* reduce_ms,
+                   mct_status_t* why) {
     mct_tally_t t = NULL;
     mct_status_t st = mct_tally_create(&t, desc);
     st = mct_dist_agree(MPI_COMM_WORLD, st, NULL, NULL);
@@ -47,7 +49,8 @@ static int measure(int rank, const mct_tally_desc_t* desc, int transport, int re
         mct_dist_desc_init(&dd);
         dd.transport = (mct_dist_transport_t)transport;
         st = mct_dist_create(&d, t, &dd);
-        if (st == MCT_STATUS_NOT_SUPPORTED) {
+        if (st && transport == MCT_DIST_NCCL) {
+            *why = st;
             mct_tally_destroy(t);
             return 0;
         }
@@ -131,10 +134,14 @@ int main(int argc, char** argv) {
     cJSON* notes = cJSON_CreateArray();
     for (size_t p = 0; p < sizeof paths / sizeof *paths; ++p) {
         double end_ms = 0, reduce_ms = 0;
-        if (!measure(rank, &desc, paths[p].transport, reps, &end_ms, &reduce_ms)) {
-            cJSON_AddItemToArray(notes, cJSON_CreateString(mct_dist_have_nccl()
-                                                               ? "NCCL: not measured (the tallies are not on one GPU per rank)"
-                                                               : "NCCL: not measured (built without NCCL)"));
+        mct_status_t why = MCT_STATUS_SUCCESS;
+        if (!measure(rank, &desc, paths[p].transport, reps, &end_ms, &reduce_ms, &why)) {
+            char note[256];
+            snprintf(note, sizeof note, "NCCL: not measured (%s)",
+                     !mct_dist_have_nccl()                ? "built without NCCL"
+                     : why == MCT_STATUS_NOT_SUPPORTED ? "the tallies are not on one GPU per rank"
+                                                          : mct_status_string(why));
+            cJSON_AddItemToArray(notes, cJSON_CreateString(note));
             continue;
         }
         cJSON* r = cJSON_CreateObject();

@@ -28,7 +28,7 @@
  * MPI_Allreduce; NCCL sums float bins in GPU memory with ncclAllReduce before
  * they are staged (every rank's tally on its own GPU; built with MCTALLY_NCCL);
  * exact tallies always take HOST, whose sum is checked. AUTO takes NCCL where
- * it can. Every call here is collective over the communicator except
+ * it can, and HOST where NCCL does not start. Every call here is collective over the communicator except
  * mct_dist_info and mct_dist_failure. */
 #ifndef MCT_DIST_H
 #define MCT_DIST_H

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-typedef enum { SIM_RANKS_SUM = 0, SIM_RANKS_MAX = 1 } sim_ranks_op_t;
+typedef enum { SIM_RANKS_SUM = 0, SIM_RANKS_MAX = 1, SIM_RANKS_XOR = 2 /**< u64 only */ } sim_ranks_op_t;
 
 typedef struct {
     int rank; /**< this process, 0 .. size - 1 */
@@ -35,8 +35,8 @@ typedef struct {
     /** Every rank's status combined, as end_batch combines them: where a rank
      * may fail alone (an allocation), so that none waits for it. */
     mct_status_t (*agree)(void* ctx, mct_status_t local);
-    /** x[0..n) summed (SUM) or the largest (MAX) over the ranks, in place,
-     * the same result on every rank. */
+    /** x[0..n) summed (SUM), the largest (MAX) or, for u64, XORed over the
+     * ranks, in place, the same result on every rank. */
     mct_status_t (*combine_f64)(void* ctx, double* x, int64_t n, sim_ranks_op_t op);
     mct_status_t (*combine_u64)(void* ctx, uint64_t* x, int64_t n, sim_ranks_op_t op);
     void* ctx;

@@ -353,10 +353,32 @@ static mct_batch_kind_t batch_kind(const mct_tally_t t) {
     return is_integer(t->desc.dtype) || t->desc.method == MCT_METHOD_FIXED ? MCT_BATCH_EXACT : MCT_BATCH_FLOAT;
 }
 
+/* Large tallies (10^8-10^9 bins of a PET LOR map) are converted and folded
+ * by OpenMP threads; each bin's arithmetic, and so every result, is the same
+ * as in order. */
+#define MCT_PARALLEL_BINS (INT64_C(1) << 20)
+
+/* Widens 4-byte values to 8 bytes in place: bins [ceil(h/2), h) read bytes
+ * below 4h and write bytes from 8 ceil(h/2) >= 4h up, so each such range is
+ * converted in parallel, from the top half down, without a bin being
+ * overwritten before it is read. */
+#define MCT_WIDEN_IN_PLACE(S, BINS, FROM, TO)                                                       \
+    do {                                                                                              \
+        const FROM* from_ = (const FROM*)(S);                                                         \
+        TO* to_ = (TO*)(S);                                                                           \
+        int64_t hi_ = (BINS);                                                                         \
+        while (hi_ > 1) {                                                                             \
+            const int64_t lo_ = (hi_ + 1) / 2;                                                        \
+            _Pragma("omp parallel for schedule(static) if (hi_ - lo_ >= MCT_PARALLEL_BINS)")          \
+            for (int64_t k = lo_; k < hi_; ++k) to_[k] = (TO)from_[k];                                \
+            hi_ = lo_;                                                                                \
+        }                                                                                             \
+        if ((BINS) > 0) to_[0] = (TO)from_[0];                                                        \
+    } while (0)
+
 /* Rewrites the staged batch (the method's storage, host copy) in place as its
  * combinable form (mct_combine.h): int64 for integer tallies and fixed, double
- * otherwise. Widening types are converted from the last bin down, so no bin is
- * overwritten before it is read. Returns OVERFLOW's flag when a bin has no
+ * otherwise (MCT_WIDEN_IN_PLACE for 4-byte types). Returns OVERFLOW's flag when a bin has no
  * exact int64 value (a u64 bin past INT64_MAX, a fixed bin at -2^63): it
  * becomes MCT_BATCH_EXACT_OVERFLOW. */
 static unsigned canonicalize_staged(mct_tally_t t) {
@@ -365,12 +387,15 @@ static unsigned canonicalize_staged(mct_tally_t t) {
     double* value = s;
     const int64_t bins = t->desc.bins;
     unsigned flags = 0;
+    const int par = bins >= MCT_PARALLEL_BINS;
     if (t->desc.method == MCT_METHOD_FIXED) {
+#pragma omp parallel for schedule(static) reduction(| : flags) if (par)
         for (int64_t k = 0; k < bins; ++k)
-            if (exact[k] == MCT_BATCH_EXACT_OVERFLOW) flags = MCT_TALLY_FLAG_OVERFLOW;
+            if (exact[k] == MCT_BATCH_EXACT_OVERFLOW) flags |= MCT_TALLY_FLAG_OVERFLOW;
         return flags;
     }
     if (t->desc.method == MCT_METHOD_KAHAN || t->desc.method == MCT_METHOD_KAHAN_NAIVE) {
+#pragma omp parallel for schedule(static) if (par)
         for (int64_t k = 0; k < bins; ++k) {
             const mct_kahan_pair_t p = ((const mct_kahan_pair_t*)s)[k];
             value[k] = (double)p.sum - (double)p.comp;
@@ -378,19 +403,16 @@ static unsigned canonicalize_staged(mct_tally_t t) {
         return 0;
     }
     switch (t->desc.dtype) {
-    case MCT_DTYPE_I32:
-        for (int64_t k = bins - 1; k >= 0; --k) exact[k] = ((const int32_t*)s)[k];
-        break;
+    case MCT_DTYPE_I32: MCT_WIDEN_IN_PLACE(s, bins, int32_t, int64_t); break;
     case MCT_DTYPE_U64:
+#pragma omp parallel for schedule(static) reduction(| : flags) if (par)
         for (int64_t k = 0; k < bins; ++k) {
             const uint64_t u = ((const uint64_t*)s)[k];
-            if (u > (uint64_t)INT64_MAX) flags = MCT_TALLY_FLAG_OVERFLOW;
+            if (u > (uint64_t)INT64_MAX) flags |= MCT_TALLY_FLAG_OVERFLOW;
             exact[k] = u > (uint64_t)INT64_MAX ? MCT_BATCH_EXACT_OVERFLOW : (int64_t)u;
         }
         break;
-    case MCT_DTYPE_F32:
-        for (int64_t k = bins - 1; k >= 0; --k) value[k] = (double)((const float*)s)[k];
-        break;
+    case MCT_DTYPE_F32: MCT_WIDEN_IN_PLACE(s, bins, float, double); break;
     default: break; /* f64: already doubles */
     }
     return flags;
@@ -414,7 +436,7 @@ static void exact_range(const mct_tally_t t, int64_t* lo, int64_t* hi) {
  * hold; returns 1 when one is not finite. The rounding-loss estimate takes the
  * same batch. */
 static int fold_batch(mct_tally_t t, int64_t histories, int* overflow) {
-    int nonfinite = 0;
+    int nonfinite = 0, ovf = 0;
     const int exact_kind = batch_kind(t) == MCT_BATCH_EXACT;
     const int64_t* exact = t->staging;
     double* value = t->staging;
@@ -422,11 +444,12 @@ static int fold_batch(mct_tally_t t, int64_t histories, int* overflow) {
     int64_t lo, hi;
     exact_range(t, &lo, &hi);
     double w = (double)histories, wsum = (double)(t->histories + histories);
+#pragma omp parallel for schedule(static) reduction(| : nonfinite, ovf) if (t->desc.bins >= MCT_PARALLEL_BINS)
     for (int64_t k = 0; k < t->desc.bins; ++k) {
         double s;
         if (exact_kind) {
             const int64_t v = exact[k];
-            if (v == MCT_BATCH_EXACT_OVERFLOW || v < lo || v > hi) *overflow = 1;
+            if (v == MCT_BATCH_EXACT_OVERFLOW || v < lo || v > hi) ovf = 1;
             if (v == MCT_BATCH_EXACT_OVERFLOW) continue;
             s = (double)v / scale;
             int64_t next = 0;
@@ -434,7 +457,7 @@ static int fold_batch(mct_tally_t t, int64_t histories, int* overflow) {
                 if (!__builtin_add_overflow(t->isum[k], v, &next))
                     t->isum[k] = next;
                 else
-                    *overflow = 1;
+                    ovf = 1;
             } else
                 t->fsum[k] += s;
         } else {
@@ -446,6 +469,7 @@ static int fold_batch(mct_tally_t t, int64_t histories, int* overflow) {
         t->mean[k] += delta * (w / wsum);
         t->m2[k] += w * delta * (x - t->mean[k]);
     }
+    if (ovf) *overflow = 1;
     t->batches += 1;
     t->histories += histories;
     if (t->loss && !exact_kind) mct__loss_fold(t->loss, value);

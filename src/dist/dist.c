@@ -235,8 +235,14 @@ static mct_status_t pick_transport(mct_dist_t d, mct_dist_transport_t want, int 
     if (!distinct) return want == MCT_DIST_NCCL ? MCT_STATUS_NOT_SUPPORTED : MCT_STATUS_SUCCESS;
     st = mct__dist_nccl_init(&d->nccl, d->comm, d->rank, d->size, d->shape.device);
     st = mct_dist_agree(d->comm, st, NULL, NULL);
-    if (!st) d->transport = MCT_DIST_NCCL;
-    return st;
+    if (!st) {
+        d->transport = MCT_DIST_NCCL;
+        return MCT_STATUS_SUCCESS;
+    }
+    /* AUTO goes on through the host when NCCL does not start (on any rank). */
+    mct__dist_nccl_free(d->nccl);
+    d->nccl = NULL;
+    return want == MCT_DIST_AUTO ? MCT_STATUS_SUCCESS : st;
 }
 
 mct_status_t mct_dist_create(mct_dist_t* out, mct_tally_t tally, const mct_dist_desc_t* desc) {

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`mpirun -n R mctally run FILE` for every problem, against one process.
 
-- Integer and fixed-point tallies of escape, tally_only, scatter and phantom:
+- Integer and fixed-point tallies of escape, tally_only, scatter, phantom and
+  pet (a small scanner):
   on 1, 2, 3 and 4 ranks the tally in result.json (every bin's mean and
   relative error, the total) and the problem's own tally-derived results are
   bitwise those of a plain run (JSON numbers round-trip doubles exactly), and
-  the phantom's dose grids (raw doubles) are byte for byte the same.
+  the phantom's dose grids (raw doubles) and pet's LOR file are byte for byte
+  the same.
 - Float tallies: the same histories summed in another order. tally_only f32 on
   3 ranks: every bin within 4 standard errors (from both runs' batch errors) of
   the plain run's; phantom f64 on 2 ranks: the deposited total within 1e-12
@@ -40,7 +42,8 @@ def fail(msg):
 
 def run(ranks, ini, args, out, expect_ok=True, timeout=300):
     """mctally run on `ranks` ranks (0: a plain run, no launcher)."""
-    cmd = [MCT, "run", os.path.join(EXAMPLES, ini), "--backend", "cpu", "--out", out] + args
+    cmd = [MCT, "run", ini if os.path.isabs(ini) else os.path.join(EXAMPLES, ini), "--backend", "cpu", "--out",
+           out] + args
     if ranks:
         cmd = [LAUNCH, str(ranks)] + cmd
     env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -57,7 +60,8 @@ def run(ranks, ini, args, out, expect_ok=True, timeout=300):
 def tally_fields(j, problem):
     """What must be bitwise equal: the tallies and the results made from them."""
     keys = {"escape": ["escapes", "fraction", "std_error"], "tally_only": ["total_MeV", "batch_std_error_MeV"],
-            "scatter": ["total"], "phantom": ["deposited_MeV", "deposited_rel_err"]}[problem]
+            "scatter": ["total"], "phantom": ["deposited_MeV", "deposited_rel_err"],
+            "pet": ["good_events", "stored_events", "efficiency", "index"]}[problem]
     return {"tallies": [{k: t[k] for k in ("bins", "mean", "rel_err", "total", "total_rel_err") if k in t}
                         for t in j["tallies"]],
             "problem": {k: j[problem][k] for k in keys}, "histories": j["histories"], "batches": j["batches"]}
@@ -69,12 +73,20 @@ def read(path):
 
 
 # ---- bitwise equal for every rank count ----
+# pet on a small scanner (64 crystals x 8 rings, the full LOR map of 131072 bins).
+PET_INI = os.path.join(WORK, "pet_small.ini")
+with open(os.path.join(EXAMPLES, "pet_voxel.ini")) as f, open(PET_INI, "w") as g:
+    for line in f:
+        key = line.split("=")[0].strip()
+        g.write({"crystals": "crystals = 64\n", "rings": "rings = 8\n", "index": "index = full\n",
+                 "voxel_r": "voxel_r = 10\n"}.get(key, line))
 CASES = [
     ("escape_i32", "escape.ini", ["--method", "atomic", "--dtype", "i32", "--histories", "2e5", "--batches", "4"]),
     ("escape_u64", "escape.ini", ["--method", "replicated", "--dtype", "u64", "--histories", "2e5", "--batches", "3"]),
     ("tally_only_fixed", "tally_only.ini", ["--method", "fixed", "--histories", "2e4", "--batches", "4"]),
     ("scatter_fixed", "scatter.ini", ["--method", "fixed", "--histories", "3e4", "--batches", "3"]),
     ("phantom_fixed", "phantom_test3.ini", ["--method", "fixed", "--histories", "300", "--batches", "3"]),
+    ("pet_i32", PET_INI, ["--histories", "4e4", "--batches", "3"]),
 ]
 for name, ini, args in CASES:
     t0 = time.time()
@@ -95,10 +107,9 @@ for name, ini, args in CASES:
             fail(f"{name} on {r} ranks: no reduction record")
         if tally_fields(j, problem) != want:
             fail(f"{name} on {r} ranks: the tally differs from one process's")
-        if problem == "phantom":
-            for f in ("dose.raw", "dose_rel_err.raw"):
-                if read(os.path.join(out, f)) != read(os.path.join(ref_dir, f)):
-                    fail(f"{name} on {r} ranks: {f} differs from one process's")
+        for f in {"phantom": ("dose.raw", "dose_rel_err.raw"), "pet": ("lors.bin",)}.get(problem, ()):
+            if read(os.path.join(out, f)) != read(os.path.join(ref_dir, f)):
+                fail(f"{name} on {r} ranks: {f} differs from one process's")
         if problem == "scatter" and not j["scatter"]["check"].get("passed"):
             fail(f"{name} on {r} ranks: the bin check failed")
     if ref.get("ranks") != 1 or "reduction" in ref:

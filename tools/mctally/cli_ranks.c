@@ -66,8 +66,9 @@ static mct_status_t sim_agree(void* ctx, mct_status_t local) { return agree(&((r
 
 static mct_status_t sim_combine(void* x, int64_t n, MPI_Datatype type, sim_ranks_op_t op) {
     if (n > 1 << 30) return MCT_STATUS_INVALID_VALUE;
-    return MPI_Allreduce(MPI_IN_PLACE, x, (int)n, type, op == SIM_RANKS_SUM ? MPI_SUM : MPI_MAX, MPI_COMM_WORLD) ==
-                   MPI_SUCCESS
+    const MPI_Op mop = op == SIM_RANKS_SUM ? MPI_SUM : op == SIM_RANKS_MAX ? MPI_MAX : MPI_BXOR;
+    if (op == SIM_RANKS_XOR && type == MPI_DOUBLE) return MCT_STATUS_INVALID_VALUE;
+    return MPI_Allreduce(MPI_IN_PLACE, x, (int)n, type, mop, MPI_COMM_WORLD) == MPI_SUCCESS
                ? MCT_STATUS_SUCCESS
                : MCT_STATUS_COMM_ERROR;
 }

@@ -132,6 +132,7 @@ static void apply_run(mct_cli_config_t* c) {
     c->escape.batches = c->phantom.batches = c->tally_only.batches = c->scatter.batches = c->batches;
     c->escape.seed = c->phantom.seed = c->tally_only.seed = c->scatter.seed = c->seed;
     c->escape.progress = c->phantom.progress = c->tally_only.progress = c->scatter.progress = progress;
+    c->pet.histories = c->histories, c->pet.batches = c->batches, c->pet.seed = c->seed, c->pet.progress = progress;
 }
 
 int mct_cli_run_parse(int argc, char** argv, run_args_t* a) {
@@ -278,7 +279,8 @@ static int make_out_dir(const char* dir) {
 /* The files `run` writes into its directory: a run replaces those of a
  * previous run there (and only those), so no directory holds a mixed set. */
 static const char* const run_file_names[] = {"result.json",      "dose.mhd",       "dose.raw",      "dose_rel_err.mhd",
-                                             "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png"};
+                                             "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png",
+                                             "lors.bin",         "sinogram.png"};
 #define RUN_FILES (sizeof run_file_names / sizeof *run_file_names)
 
 /* Adds result.json to the run's output set and puts the whole set in place,
@@ -336,13 +338,7 @@ static int report_status(mct_status_t st, const run_args_t* a, const char* what)
     return mct_cli_error("%s: %s (%s)", what, mct_status_string(st), mct_status_name(st));
 }
 
-/* What the ranks of a run report once it has succeeded on all of them. */
-typedef struct {
-    int ranks;
-    mct_determinism_t det; /* of the combined tally */
-    const char* transport;
-    double agree_s, reduce_s, bytes;
-} rank_report_t;
+typedef mct_cli_rank_report_t rank_report_t;
 
 /* After a problem's run succeeded on every rank: their report (collective).
  * Returns 1 after a message when it fails, 2 on the ranks that write nothing
@@ -753,7 +749,17 @@ int mct_cli_run_desc(const run_args_t* ap, mct_tally_desc_t* dp) {
                                  (double)d.pair_capacity, (long long)fit);
     }
     const int tally_only = !strcmp(a.cfg.type, "tally_only"), scatter = !strcmp(a.cfg.type, "scatter");
+    const int pet = !strcmp(a.cfg.type, "pet");
     if (tally_only) d.bins = a.cfg.tally_only.bins;
+    if (pet) {
+        /* auto: the full map first (mct_cli_pet_create falls back). */
+        const mct_status_t st = mct_pet_bins(&a.cfg.pet, a.cfg.pet.index, &d.bins);
+        if (st == MCT_STATUS_TOO_LARGE && a.cfg.pet.index != MCT_PET_INDEX_AUTO)
+            return mct_cli_error("pet: the %s LOR index has %lld bins, more than the 2^31 of a tally; use a smaller "
+                                 "scanner or index = compressed", mct_pet_index_name(a.cfg.pet.index),
+                                 (long long)d.bins);
+        if (st == MCT_STATUS_TOO_LARGE) d.bins = 1; /* replaced by the compressed index's */
+    }
     if (scatter) {
         if (a.cfg.scatter.bins > (INT64_C(1) << 31) / a.cfg.scatter.width)
             return mct_cli_error("scatter: bins x width = %lld x %d exceeds the 2^31 bins of a tally",
@@ -775,7 +781,7 @@ int mct_cli_run_desc(const run_args_t* ap, mct_tally_desc_t* dp) {
                         : a.cfg.scatter.pattern == MCT_SCATTER_HOT  ? MCT_PATTERN_HOT
                                                                     : MCT_PATTERN_UNIFORM;
     }
-    if (!phantom && !tally_only && !scatter) d.method_mask = (1u << (MCT_METHOD_REPLICATED + 1)) - 1u;
+    if (!phantom && !tally_only && !scatter && !pet) d.method_mask = (1u << (MCT_METHOD_REPLICATED + 1)) - 1u;
     if (phantom && d.method == MCT_METHOD_AUTO) {
         /* sort_reduce is a candidate only where a batch's deposits fit its pairs. */
         int64_t fit = 0;
@@ -840,7 +846,14 @@ static int run_prepare(run_args_t* a) {
  * seed, backend and method (mct_cli_run_identity); an MPMD launch could give
  * them others. Collective; 1 on every rank when one differs. */
 static int same_run(const run_args_t* a, mct_tally_t tally) {
-    char* id = mct_cli_run_identity(a->cfg.type, &a->cfg, tally, a->loss_sample_log2);
+    mct_cli_config_t* cfg = malloc(sizeof *cfg);
+    char* id = NULL;
+    if (cfg) {
+        *cfg = a->cfg;
+        cfg->pet.index = a->pet_index; /* the one made, where rank 0's file said auto */
+        id = mct_cli_run_identity(a->cfg.type, cfg, tally, a->loss_sample_log2);
+    }
+    free(cfg);
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     for (const char* c = id ? id : ""; *c; ++c) h = (h ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
     const int have_id = id != NULL;
@@ -861,7 +874,18 @@ static int same_run(const run_args_t* a, mct_tally_t tally) {
  * alone plans (and reads and writes the wisdom file) and the others create
  * the method it chose, so that every rank runs the same kernels; then the
  * tallies are attached to each other (shapes compared). Collective. */
-static int run_tally(const run_args_t* a, mct_tally_desc_t* d, mct_wisdom_t* wisdom, mct_tally_t* tally) {
+/* The tally of the run's problem: pet chooses its LOR index
+ * (mct_cli_pet_create, which says why it fails: *said). */
+static mct_status_t create_tally(run_args_t* a, mct_tally_desc_t* d, mct_tally_t* tally, int* said) {
+    *said = 0;
+    if (strcmp(a->cfg.type, "pet")) return mct_tally_create(tally, d);
+    mct_status_t st = MCT_STATUS_SUCCESS;
+    *tally = mct_cli_pet_create(a, d, &st);
+    *said = st && st != MCT_STATUS_UNSATISFIABLE;
+    return st;
+}
+
+static int run_tally(run_args_t* a, mct_tally_desc_t* d, mct_wisdom_t* wisdom, mct_tally_t* tally) {
     const int root = !a->ranks || a->ranks->rank == 0;
     *tally = NULL;
     int rc = mct_cli_run_desc(a, d);
@@ -872,14 +896,19 @@ static int run_tally(const run_args_t* a, mct_tally_desc_t* d, mct_wisdom_t* wis
         if (!mct_backend_devices(d->backend, &devices) && devices > 0) d->device = a->ranks->local_rank % devices;
     }
     mct_status_t st = MCT_STATUS_SUCCESS;
-    if (!rc && root) st = mct_tally_create(tally, d);
+    int said = 0;
+    if (!rc && root) st = create_tally(a, d, tally, &said);
     if (a->ranks) {
+        /* Rank 0's method, and the LOR index a pet run chose. */
         mct_tally_desc_t made;
         int64_t method = *tally && !mct_tally_get_desc(*tally, &made) ? (int64_t)made.method : -1;
-        if (a->ranks->broadcast(a->ranks, &method)) return report_status(MCT_STATUS_COMM_ERROR, a, "run");
+        int64_t index = a->pet_index;
+        if (a->ranks->broadcast(a->ranks, &method) || a->ranks->broadcast(a->ranks, &index))
+            return report_status(MCT_STATUS_COMM_ERROR, a, "run");
         if (!rc && !root && method >= 0) {
             d->method = (mct_method_t)method;
-            st = mct_tally_create(tally, d);
+            a->cfg.pet.index = (mct_pet_index_t)index;
+            st = create_tally(a, d, tally, &said);
         }
         if (!rc && !root && method < 0) st = MCT_STATUS_PEER_FAILED;
     }
@@ -889,7 +918,7 @@ static int run_tally(const run_args_t* a, mct_tally_desc_t* d, mct_wisdom_t* wis
     } else if (st == MCT_STATUS_UNSATISFIABLE && (d->wisdom = NULL, mct_plan(d, &why) == MCT_STATUS_UNSATISFIABLE)) {
         rc = mct_cli_error("cannot create the tally: %s", why.reason);
     } else if (st) {
-        rc = report_status(st, a, "cannot create the tally");
+        rc = said ? 1 : report_status(st, a, "cannot create the tally");
     } else if (root) {
         mct_plan_info_t plan;
         mct_tally_plan_info(*tally, &plan);
@@ -961,6 +990,7 @@ static int run_problem(run_args_t* a, mct_tally_t tally) {
         rc = !strcmp(type, "phantom")      ? run_phantom(a, tally)
              : !strcmp(type, "tally_only") ? run_tally_only(a, tally)
              : !strcmp(type, "scatter")    ? run_scatter(a, tally)
+             : !strcmp(type, "pet")        ? mct_cli_run_pet(a, tally)
                                            : run_escape(a, tally);
     }
     free(ckpt.identity);
@@ -975,7 +1005,8 @@ int mct_cli_run(int argc, char** argv, mct_cli_ranks_t* ranks) {
     if (ranks && agree_step(&a, parsed == 1, "run")) return 1;
     if (parsed) return parsed == 2 ? 0 : 1;
     if (ranks && ranks->rank != 0)
-        a.cfg.escape.progress = a.cfg.phantom.progress = a.cfg.tally_only.progress = a.cfg.scatter.progress = NULL;
+        a.cfg.escape.progress = a.cfg.phantom.progress = a.cfg.tally_only.progress = a.cfg.scatter.progress =
+            a.cfg.pet.progress = NULL;
     if (agree_step(&a, run_prepare(&a), "run")) return 1;
     sim_out_set_t* outputs = malloc(sizeof *outputs);
     if (outputs) sim_out_init(outputs);
@@ -1008,3 +1039,22 @@ int mct_cli_run(int argc, char** argv, mct_cli_ranks_t* ranks) {
     }
     return rc;
 }
+
+
+/* ---- For the problems' runners in other files (cli.h) ---- */
+
+int mct_cli_ranks_report(const run_args_t* a, mct_tally_t tally, mct_cli_rank_report_t* rep) {
+    return ranks_report(a, tally, rep);
+}
+
+cJSON* mct_cli_result_header(const run_args_t* a, const mct_cli_rank_report_t* rep, mct_tally_t tally,
+                             const char* problem, int64_t histories, uint64_t seed, int64_t batches, double seconds,
+                             mct_tally_desc_t* d, char* device, size_t device_size) {
+    return result_header(a, rep, tally, problem, histories, seed, batches, seconds, d, device, device_size);
+}
+
+int mct_cli_write_result(const run_args_t* a, cJSON* root) { return write_result(a, root); }
+
+int mct_cli_make_out_dir(const char* dir) { return make_out_dir(dir); }
+
+int mct_cli_report_status(mct_status_t st, const run_args_t* a, const char* what) { return report_status(st, a, what); }
