@@ -74,7 +74,7 @@ def reduce_table(doc):
             "after.", ""]
     for note in doc.get("notes", []):
         out.append(f"- {note}")
-    return out
+    return out + [""]
 
 
 def main():
