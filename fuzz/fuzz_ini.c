@@ -18,13 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mct_cli_config_t cfg;
     if (mct_cli_config_parse(text, size, "fuzz.ini", &cfg) == 0) {
         if (strcmp(cfg.type, "escape") && strcmp(cfg.type, "phantom") && strcmp(cfg.type, "tally_only") &&
-            strcmp(cfg.type, "scatter"))
+            strcmp(cfg.type, "scatter") && strcmp(cfg.type, "pet"))
             abort();
         if (cfg.histories < 1 || cfg.batches < 1) abort();
         if (mct_sim_params_check(&mct_escape_param_table, &cfg.escape, NULL) ||
             mct_sim_params_check(&mct_phantom_param_table, &cfg.phantom, NULL) ||
             mct_sim_params_check(&mct_tally_only_param_table, &cfg.tally_only, NULL) ||
-            mct_sim_params_check(&mct_scatter_param_table, &cfg.scatter, NULL))
+            mct_sim_params_check(&mct_scatter_param_table, &cfg.scatter, NULL) ||
+            mct_sim_params_check(&mct_pet_param_table, &cfg.pet, NULL) || cfg.pet.nshapes > MCT_PET_MAX_SHAPES)
             abort();
     }
     free(text);

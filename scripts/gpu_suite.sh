@@ -24,7 +24,7 @@ fi
 
 # Stages to run (all by default), so the suite can be split over several
 # calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
-STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom python bench_python"}
+STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom pet bench_pet python bench_python"}
 stage() { [[ " $STAGES " == *" $1 "* ]]; }
 
 step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
@@ -129,6 +129,49 @@ step phantom_fp32 phantom_check fp32 examples/phantom_test2.ini --histories 1e7 
 step phantom_kas phantom_check kas examples/phantom_test2.ini --histories 1e7 --method kahan --dtype f32
 step phantom_photon phantom_check photon examples/phantom_photon.ini --histories 1e7
 fi
+# The PET problem (sim/pet) on the GPU: memcheck of its kernels, the same LOR file on cpu, emulated and
+# cuda, and the acceptances at large counts (Table 8.2's rings 70 and 99 within half its last digit and
+# 4 binomial errors; ring 0 and a point on the axis against the analytic value; the CI tests do the same
+# at small counts on the CPU).
+if stage pet; then
+step pet_matrix_small "$MCT" pet-matrix examples/pet_point.ini --voxels 20 --histories 2e5 --backend cuda \
+  --out /tmp/mct-pet-sm.bin
+for m in atomic wib block_reduce; do
+  step "sanitize_memcheck_pet_$m" $SAN --tool memcheck "$MCT" run examples/pet_point.ini --backend cuda --method $m \
+    --histories 200000 --out "/tmp/mct-san-pet-$m"
+done
+step sanitize_memcheck_pet_reco $SAN --tool memcheck "$MCT" pet-reco --matrix /tmp/mct-pet-sm.bin \
+  --lors /tmp/mct-san-pet-atomic/lors.bin --backend cuda --iterations 2 --out /tmp/mct-san-pet-reco
+pet_cross() {
+  for b in cpu emulated cuda; do
+    "$MCT" run examples/pet_point.ini --backend $b --histories 2e5 --out "/tmp/mct-pet-cross-$b" >/dev/null || return 1
+  done
+  cmp /tmp/mct-pet-cross-cpu/lors.bin /tmp/mct-pet-cross-cuda/lors.bin &&
+    cmp /tmp/mct-pet-cross-emulated/lors.bin /tmp/mct-pet-cross-cuda/lors.bin && echo "lors.bin equal on cpu, emulated, cuda"
+}
+step pet_cross_backend pet_cross
+pet_check() { # NAME EXPECT SIGMAS INI RUN-ARGS...: a cuda run, its efficiency checked (EXPECT: a number or analytic)
+  local name=$1 want=$2 k=$3; shift 3
+  "$MCT" run "$@" --backend cuda --out "/tmp/mct-pet-$name" &&
+    python3 tests/sim/check_pet_result.py "/tmp/mct-pet-$name" --expect-efficiency $want --tolerance-sigmas $k &&
+    cp "/tmp/mct-pet-$name/result.json" "$OUT/pet_$name.result.log"
+}
+total_ini() { # NAME SED...: the book's scanner (examples/pet_voxel.ini) with the one-bin index, edited
+  local name=$1; shift
+  sed -e "s/^index = .*/index = total/" "$@" examples/pet_voxel.ini >"/tmp/mct-pet-$name.ini" && echo "/tmp/mct-pet-$name.ini"
+}
+# 1e10 decays: a binomial error of 5e-6. Table 8.2 prints 0.1 %: its values hold within 0.0005, 100 of
+# them; ring 0 is L / sqrt(L^2 + 4 R^2) = 0.449110 on the axis, the 2 mm voxel moving it by < 2e-5 (8 of
+# them in all); the point at the centre is exactly the analytic value of result.json (4 of them).
+big="--histories 1e10 --batches 10 --method block_reduce"
+step pet_ring0 pet_check ring0 0.44911 8 "$(total_ini ring0 -e 's/^voxel_r = .*/voxel_r = 0/')" $big
+step pet_ring70 pet_check ring70 0.481 100 "$(total_ini ring70 -e 's/^voxel_r = .*/voxel_r = 70/')" $big
+step pet_ring99 pet_check ring99 0.527 100 "$(total_ini ring99 -e 's/^voxel_r = .*/voxel_r = 99/')" $big
+step pet_doi_ring70 pet_check doi70 0.369 100 \
+  "$(total_ini doi70 -e 's/^voxel_r = .*/voxel_r = 70/' -e 's/^depth_mm = .*/depth_mm = 20\ndoi = on\nattenuation_mm = 10.4/')" $big
+step pet_axis pet_check axis analytic 4 "$(total_ini axis -e 's/^source = voxel/source = point/')" $big
+step pet_derenzo "$MCT" run examples/pet_derenzo.ini --backend cuda --out /tmp/mct-pet-derenzo
+fi
 # Liu's Table IV case (test 3, 10^3 voxels, one batch): the rounding-loss estimate of the CLI must
 # flag the FP32 atomic tally once it loses more than 1 % (1.6e7 histories lose about 2.6 %), not at
 # 4e6 (about 0.24 %), and never KAS or FP64 (tests/sim/check_rounding_loss.py).
@@ -143,6 +186,14 @@ step loss_fp32_1.6e7 loss_case fp32_16 atomic f32 1.6e7 yes
 step loss_fp32_4e6 loss_case fp32_4 atomic f32 4e6 no
 step loss_kas_1.6e7 loss_case kas_16 kahan f32 1.6e7 no
 step loss_fp64_1.6e7 loss_case fp64_16 atomic f64 1.6e7 no
+fi
+# Ansorge 2022's PET chapter: Table 8.2 into the full LOR map per method with the tally overhead, the
+# index variants, the system matrix (100 rings x 1e9 decays) and MLEM on the Derenzo phantom (its image
+# in $OUT/pet_derenzo/): bench_pet.json and bench_pet.md. MCT_PET_SCALE scales the decays.
+if stage bench_pet; then
+step bench_pet env MCT_COMMIT="$COMMIT" "$MCT" bench pet --scale "${MCT_PET_SCALE:-1}" ${MCT_PET_BENCH_ARGS:-} \
+  --image-dir "$OUT/pet_derenzo" --out "$OUT/bench_pet.json"
+[ -f "$OUT/bench_pet.json" ] && python3 bench/pet/table.py "$OUT/bench_pet.json" >"$OUT/bench_pet.md"
 fi
 if stage bench_phantom; then
 step bench_phantom env MCT_COMMIT="$COMMIT" \
@@ -206,6 +257,23 @@ for suite in ${MCT_SCATTER_SUITES:-scatter mpc}; do
   [ -f "$OUT/scatter_variant_${suite}_main.json" ] && [ -f "$OUT/scatter_variant_${suite}_base.json" ] &&
     python3 bench/scatter/compare.py --label-old base --label-new main "$OUT/scatter_variant_${suite}_base.json" \
       "$OUT/scatter_variant_${suite}_main.json" >"$OUT/scatter_variant_$suite.md"
+done
+fi
+
+# The escape benchmark of the main build and of MCT_BASE_SRC (not in the default stages), one after
+# the other on the same GPU: the cost of a change to the counters' device path. Arguments for both
+# in MCT_ESCAPE_VARIANT_ARGS (default --histories 2e7 --reps 5).
+if stage escape_variants && [ -n "${MCT_BASE_SRC:-}" ]; then
+base_bin="$BUILD-base/tools/mctally/mctally"
+if [ ! -x "$base_bin" ]; then
+  cmake -S "$MCT_BASE_SRC" -B "$BUILD-base" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
+    >"$OUT/build_base.log" 2>&1 && cmake --build "$BUILD-base" -j "$(nproc)" --target mctally_cli >>"$OUT/build_base.log" 2>&1
+fi
+for v in main base; do
+  bin=$MCT
+  [ $v = base ] && bin=$base_bin
+  step "escape_variant_$v" timeout 300 env MCT_COMMIT="$COMMIT" \
+    "$bin" bench escape ${MCT_ESCAPE_VARIANT_ARGS:---histories 2e7 --reps 5} --out "$OUT/escape_variant_$v.json"
 done
 fi
 
@@ -307,6 +375,10 @@ PYVENV=${MCT_PYVENV:-/tmp/mct-pyvenv}
 if stage python; then
 py_install() {
   rm -rf "$PYVENV" && python3 -m venv --system-site-packages "$PYVENV" || return 1
+  # Where python3 is itself a venv (PyTorch and CuPy in its site-packages), the new venv's
+  # system site is the base interpreter's, not that venv's: a .pth line adds its packages.
+  python3 -c 'import site; print("\n".join(site.getsitepackages()))' \
+    >"$("$PYVENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/mct-parent-site.pth"
   # With wheels carried in .whl/ (no registry on the GPU machine) pip looks nowhere else.
   local find=""; ls .whl/*.whl >/dev/null 2>&1 && find="--no-index --find-links .whl"
   "$PYVENV/bin/python" -c 'import sys; print(sys.version)'

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "../common/bench_common.cuh"
+#include "cli_flags.h"
 #include "accuracy_common.h"
 #include "mctally/mct.h"
 
@@ -390,11 +391,11 @@ static int acc_parse(int argc, char** argv, acc_args_t* a) {
             exit(0);
         }
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench accuracy: %s needs a value\n", argv[i]), 1;
-        if (!strcmp(argv[i], "--max-log10")) a->max_log10 = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps")) a->reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--cap-s")) a->cap_s = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--budget-s")) a->budget_s = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--seed")) a->seed = strtoull(argv[++i], NULL, 10);
+        if (!strcmp(argv[i], "--max-log10")) MCT_CLI_FLAG_INT(a->max_log10, "bench accuracy --max-log10", argv[++i], 1, 12);
+        else if (!strcmp(argv[i], "--reps")) MCT_CLI_FLAG_INT(a->reps, "bench accuracy --reps", argv[++i], 1, 1000);
+        else if (!strcmp(argv[i], "--cap-s")) MCT_CLI_FLAG_F64(a->cap_s, "bench accuracy --cap-s", argv[++i], 0.0);
+        else if (!strcmp(argv[i], "--budget-s")) MCT_CLI_FLAG_F64(a->budget_s, "bench accuracy --budget-s", argv[++i], 0.0);
+        else if (!strcmp(argv[i], "--seed")) MCT_CLI_FLAG_INT(a->seed, "bench accuracy --seed", argv[++i], 0, INT64_MAX);
         else if (!strcmp(argv[i], "--out")) a->out = argv[++i];
         else return fprintf(stderr, "mctally: bench accuracy: unknown option '%s'\n", argv[i]), 1;
     }

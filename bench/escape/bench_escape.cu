@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../common/bench_common.cuh"
+#include "cli_flags.h"
 #include "escape_kernels.cuh"
 
 typedef struct {
@@ -122,8 +123,8 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
             exit(0);
         }
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench escape: %s needs a value\n", argv[i]), 1;
-        if (!strcmp(argv[i], "--histories")) a->histories = atoll(argv[++i]);
-        else if (!strcmp(argv[i], "--reps")) a->reps = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--histories")) MCT_CLI_FLAG_INT(a->histories, "bench escape --histories", argv[++i], 1, INT32_MAX);
+        else if (!strcmp(argv[i], "--reps")) MCT_CLI_FLAG_INT(a->reps, "bench escape --reps", argv[++i], 5, 1000);
         else if (!strcmp(argv[i], "--out")) a->out = argv[++i];
         else return fprintf(stderr, "mctally: bench escape: unknown option '%s'\n", argv[i]), 1;
     }

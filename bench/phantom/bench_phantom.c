@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_flags.h"
 #include <time.h>
 
 #include "mctally/mct.h"
@@ -249,10 +250,10 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
         }
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench phantom: %s needs a value\n", argv[i]), 1;
         if (!strcmp(argv[i], "--scale")) {
-            a->scale = atof(argv[++i]);
+            MCT_CLI_FLAG_F64(a->scale, "bench phantom --scale", argv[++i], 0.0);
             if (!(a->scale > 0.0)) return fprintf(stderr, "mctally: bench phantom: --scale must be > 0\n"), 1;
         } else if (!strcmp(argv[i], "--reps")) {
-            a->reps = atoi(argv[++i]);
+            MCT_CLI_FLAG_INT(a->reps, "bench phantom --reps", argv[++i], 1, 32);
             if (a->reps < 1 || a->reps > 32) return fprintf(stderr, "mctally: bench phantom: --reps 1 .. 32\n"), 1;
         } else if (!strcmp(argv[i], "--tables")) {
             const char* s = argv[++i];
@@ -270,7 +271,7 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
                 a->table2_method[parsed] = 1;
             }
         } else if (!strcmp(argv[i], "--cap")) {
-            a->cap_s = atof(argv[++i]);
+            MCT_CLI_FLAG_F64(a->cap_s, "bench phantom --cap", argv[++i], 0.0);
             if (!(a->cap_s > 0.0)) return fprintf(stderr, "mctally: bench phantom: --cap must be > 0\n"), 1;
         } else if (!strcmp(argv[i], "--out")) {
             a->out = argv[++i];

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_flags.h"
 #include <time.h>
 
 #include "mctally/mct.h"
@@ -159,6 +160,18 @@ static cJSON* time_auto(const run_t* r, const case_t* c, mct_plan_mode_t mode, m
         cJSON_AddNumberToObject(j, "vs_best", s / best);
     }
     cJSON_AddStringToObject(j, "reason", info.reason);
+    /* The planner's own ranking (measured or predicted time per update), to
+     * compare with the methods' times in the same run. */
+    cJSON* jr = cJSON_AddArrayToObject(j, "ranking");
+    for (int i = 0; i < info.nentries; ++i) {
+        const mct_plan_entry_t* e = &info.ranking[i];
+        if (!e->admissible) continue;
+        cJSON* je = cJSON_CreateObject();
+        cJSON_AddStringToObject(je, "method", mct_method_name(e->method));
+        cJSON_AddNumberToObject(je, "seconds_per_update", e->seconds_per_update);
+        cJSON_AddStringToObject(je, "why", e->why);
+        cJSON_AddItemToArray(jr, je);
+    }
     return j;
 }
 
@@ -169,11 +182,11 @@ int main(int argc, char** argv) {
         if (!strcmp(argv[i], "--backend")) {
             if (mct_backend_from_name(argv[i + 1], &r.backend)) return fprintf(stderr, "bad --backend\n"), 1;
         } else if (!strcmp(argv[i], "--n")) {
-            r.n = atoll(argv[i + 1]);
+            MCT_CLI_FLAG_INT(r.n, "bench_planner --n", argv[i + 1], 0, INT64_C(1) << 31);
         } else if (!strcmp(argv[i], "--reps")) {
-            r.reps = atoi(argv[i + 1]);
+            MCT_CLI_FLAG_INT(r.reps, "bench_planner --reps", argv[i + 1], 1, 1000);
         } else if (!strcmp(argv[i], "--budget-s")) {
-            r.budget = atof(argv[i + 1]);
+            MCT_CLI_FLAG_F64(r.budget, "bench_planner --budget-s", argv[i + 1], 0.0);
         } else if (!strcmp(argv[i], "--cases")) {
             cases_name = argv[i + 1];
         } else if (!strcmp(argv[i], "--out")) {

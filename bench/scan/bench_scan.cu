@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../common/bench_common.cuh"
+#include "cli_flags.h"
 #include "mctally/device/scan/scan_dispatch.cuh"
 #include "mctally/device/thread/thread_operators.cuh"
 #include "mctally/mct_scan.h"
@@ -312,9 +313,9 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
         if (!strcmp(argv[i], "--no-tuning")) { a->tuning = 0; continue; }
         if (!strcmp(argv[i], "--no-chained")) { a->chained = 0; continue; }
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench scan: %s needs a value\n", argv[i]), 1;
-        if (!strcmp(argv[i], "--min-log2")) a->min_log2 = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--max-log2")) a->max_log2 = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps")) a->reps = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--min-log2")) MCT_CLI_FLAG_INT(a->min_log2, "bench scan --min-log2", argv[++i], 0, 34);
+        else if (!strcmp(argv[i], "--max-log2")) MCT_CLI_FLAG_INT(a->max_log2, "bench scan --max-log2", argv[++i], 0, 34);
+        else if (!strcmp(argv[i], "--reps")) MCT_CLI_FLAG_INT(a->reps, "bench scan --reps", argv[++i], 1, 1000);
         else if (!strcmp(argv[i], "--out")) a->out = argv[++i];
         else return fprintf(stderr, "mctally: bench scan: unknown option '%s'\n", argv[i]), 1;
     }

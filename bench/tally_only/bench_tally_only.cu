@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../common/bench_common.cuh"
+#include "cli_flags.h"
 #include "scatter.h"
 #include "tally_only_kernels.cuh"
 
@@ -354,11 +355,11 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench tally_only: %s needs a value\n", argv[i]), 1;
         const char* v = argv[++i];
         if (!strcmp(argv[i - 1], "--tables")) a->tables = (strchr(v, '2') ? 1 : 0) | (strchr(v, '3') ? 2 : 0);
-        else if (!strcmp(argv[i - 1], "--scale")) scale = atof(v);
-        else if (!strcmp(argv[i - 1], "--reps")) a->reps = atoi(v);
-        else if (!strcmp(argv[i - 1], "--case-s")) a->case_seconds = atof(v);
-        else if (!strcmp(argv[i - 1], "--max-case-s")) a->max_case_seconds = atof(v);
-        else if (!strcmp(argv[i - 1], "--budget-s")) a->budget_seconds = atof(v);
+        else if (!strcmp(argv[i - 1], "--scale")) MCT_CLI_FLAG_F64(scale, "bench tally_only --scale", v, 0.0);
+        else if (!strcmp(argv[i - 1], "--reps")) MCT_CLI_FLAG_INT(a->reps, "bench tally_only --reps", v, 1, 1000);
+        else if (!strcmp(argv[i - 1], "--case-s")) MCT_CLI_FLAG_F64(a->case_seconds, "bench tally_only --case-s", v, 0.0);
+        else if (!strcmp(argv[i - 1], "--max-case-s")) MCT_CLI_FLAG_F64(a->max_case_seconds, "bench tally_only --max-case-s", v, 0.0);
+        else if (!strcmp(argv[i - 1], "--budget-s")) MCT_CLI_FLAG_F64(a->budget_seconds, "bench tally_only --budget-s", v, 0.0);
         else if (!strcmp(argv[i - 1], "--out")) a->out = v;
         else return fprintf(stderr, "mctally: bench tally_only: unknown option '%s'\n", argv[i - 1]), 1;
     }

@@ -80,12 +80,12 @@ using sim_phantom_run_t = mct_thread_run<T, true, int>;
  * shared memory too, one broadcast load, so a deposit loads nothing from local
  * memory. The dynamic shared memory holds the tally's storage first, then the
  * runs (sim_phantom_run_offset). */
-template <typename T, mct_method_t M, mct_block_mode_t MODE>
+template <typename T, mct_method_t M, mct_block_mode_t MODE, mct_loss_hook_t H>
 struct sim_phantom_sink {
     typedef sim_phantom_run_t<T> run_t;
     static constexpr int ADDS = -1;    /* mode: no runs, every deposit is an add */
     static constexpr int DISCARD = -2; /* mode: the benchmark's discarding launch */
-    mct_block_tally<T, M, MODE> tally;
+    mct_block_tally<T, M, MODE, H> tally;
 
     /** The block's mode, in shared memory: where the runs start in the
      * dynamic shared memory (bytes), or ADDS, or DISCARD. */
@@ -123,7 +123,7 @@ struct sim_phantom_sink {
          * adds per lane reads the view in shared memory itself (the one
          * thing the tally would do). */
         if constexpr (MODE == MCT_BLOCK_MODE_PER_LANE && M != MCT_METHOD_FROM_VIEW)
-            mct_add<T, M>(sim_phantom_shared_view(), voxel, v);
+            mct_add<T, M, H>(sim_phantom_shared_view(), voxel, v);
         else
             tally.add_in_memory(voxel, v);
     }
@@ -244,8 +244,9 @@ struct sim_phantom_params {
 
 /** Histories [first, first + n): transport precision R, tally type T, tally
  * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add) in block
- * tally mode MODE (MCT_BLOCK_MODE_ANY: the method's, found at run time). */
-template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE>
+ * tally mode MODE (MCT_BLOCK_MODE_ANY: the method's, found at run time), with
+ * the rounding-loss hook H (MCT_LOSS_NONE: no code for it). */
+template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE, mct_loss_hook_t H>
 static __global__ void SIM_PH_MAX_REGISTERS
 mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_t tb,
                    SIM_PH_GRID_CONST const typename sim_phantom_real<R>::geom_t g, uint64_t first, int64_t n,
@@ -264,7 +265,7 @@ mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_
     __syncthreads();
     const auto* const ptb = &params.tb;
     const auto* const pg = &params.g;
-    sim_phantom_sink<T, M, MODE> sink(pview, runs, discard);
+    sim_phantom_sink<T, M, MODE, H> sink(pview, runs, discard);
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
@@ -320,20 +321,29 @@ static inline size_t sim_phantom_smem(const mct_tally_view_t& view, int block) {
  * engines; its add is one atomic instruction), `kahan` (KAS engine) and
  * `block_reduce` on few bins (per-thread register sums, test 4). Every other
  * method shares the instance that picks the method at each add, whose larger
- * code makes the transport itself slower. */
+ * code makes the transport itself slower. The own instances come twice: with
+ * the rounding-loss hook for views that have a shadow, and without its code
+ * (test and recording path) for views that do not, since that code alone made
+ * the whole transport measurably slower. */
 template <typename R>
 using sim_phantom_kernel_t = void (*)(typename sim_phantom_real<R>::tables_t, typename sim_phantom_real<R>::geom_t,
                                        uint64_t, int64_t, mct_tally_view_t, int, int, sim_phantom_device_counters_t*);
 
-template <typename R, typename T>
+template <typename R, typename T, mct_loss_hook_t H>
 static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view) {
-    if (view.method == MCT_METHOD_ATOMIC) return mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC, MCT_BLOCK_MODE_PER_LANE>;
+    if (view.method == MCT_METHOD_ATOMIC)
+        return mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC, MCT_BLOCK_MODE_PER_LANE, H>;
     if (view.method == MCT_METHOD_BLOCK_REDUCE &&
         mct_block_mode_of(view.method, view.nbins, sizeof(T)) == MCT_BLOCK_MODE_REGISTERS)
-        return mct_phantom_kernel<R, T, MCT_METHOD_BLOCK_REDUCE, MCT_BLOCK_MODE_REGISTERS>;
+        return mct_phantom_kernel<R, T, MCT_METHOD_BLOCK_REDUCE, MCT_BLOCK_MODE_REGISTERS, H>;
     if constexpr (std::is_same<T, float>::value)
-        if (view.method == MCT_METHOD_KAHAN) return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_ANY>;
-    return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY>;
+        if (view.method == MCT_METHOD_KAHAN) return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_ANY, H>;
+    return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW>;
+}
+template <typename R, typename T>
+static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view) {
+    return mct_loss_hook_for(view) == MCT_LOSS_NONE ? sim_phantom_kernel_for<R, T, MCT_LOSS_NONE>(view)
+                                                    : sim_phantom_kernel_for<R, T, MCT_LOSS_FROM_VIEW>(view);
 }
 
 /** Launches the kernel for the view's type and method (no synchronization). */

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file phantom_output.c  The phantom's analysis and files: dose in Gy, the
  * laterally integrated depth dose with batch errors, R50 and Rp, MetaImage
- * grids, the depth-dose CSV and its PNG plot (a small rasterizer and zlib). */
+ * grids (sim_mhd.h), the depth-dose CSV and its PNG plot (a small
+ * rasterizer; sim_png.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "phantom.h"
 #include "sim_common.h"
+#include "sim_mhd.h"
+#include "sim_png.h"
 
 #define MEV_TO_J 1.602176634e-13
 
@@ -153,51 +155,16 @@ mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_
 
 /* ---- MetaImage --------------------------------------------------------------- */
 
-static int little_endian(void) {
-    const uint16_t one = 1;
-    unsigned char b;
-    memcpy(&b, &one, 1);
-    return b == 1;
-}
-
 mct_status_t mct_phantom_write_mhd(sim_out_set_t* set, const char* dir, const char* name, const mct_phantom_params_t* p,
                                    const double* grid) {
-    char path[4096];
     const int n = p->voxels;
     const double dx_mm = 10.0 * p->size_cm / n;
-    /* The raw file: doubles, x fastest, little-endian as the header says. */
-    snprintf(path, sizeof path, "%s/%s.raw", dir, name);
-    FILE* f = sim_out_begin(set, path);
-    if (!f) return MCT_STATUS_IO_ERROR;
-    const int64_t count = (int64_t)n * n * n;
-    int ok = 1;
-    if (little_endian()) {
-        ok = fwrite(grid, sizeof(double), (size_t)count, f) == (size_t)count;
-    } else {
-        for (int64_t k = 0; k < count && ok; ++k) {
-            unsigned char b[8], r[8];
-            memcpy(b, &grid[k], 8);
-            for (int i = 0; i < 8; ++i) r[i] = b[7 - i];
-            ok = fwrite(r, 1, 8, f) == 8;
-        }
-    }
-    if (sim_out_end(set, f) != 0) ok = 0;
-    if (!ok) return MCT_STATUS_IO_ERROR;
-
-    snprintf(path, sizeof path, "%s/%s.mhd", dir, name);
-    f = sim_out_begin(set, path);
-    if (!f) return MCT_STATUS_IO_ERROR;
     /* Offset: the centre of the first voxel, with the beam's entry point at
      * (0, 0, 0) on the front face. */
     const double x0 = -5.0 * p->size_cm + 0.5 * dx_mm;
-    ok = fprintf(f,
-                 "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n"
-                 "CompressedData = False\nTransformMatrix = 1 0 0 0 1 0 0 0 1\nOffset = %.17g %.17g %.17g\n"
-                 "CenterOfRotation = 0 0 0\nAnatomicalOrientation = RAI\nElementSpacing = %.17g %.17g %.17g\n"
-                 "DimSize = %d %d %d\nElementType = MET_DOUBLE\nElementDataFile = %s.raw\n",
-                 x0, x0, 0.5 * dx_mm, dx_mm, dx_mm, dx_mm, n, n, n, name) > 0;
-    if (sim_out_end(set, f) != 0) ok = 0;
-    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_IO_ERROR;
+    const int dims[3] = {n, n, n};
+    const double spacing[3] = {dx_mm, dx_mm, dx_mm}, origin[3] = {x0, x0, 0.5 * dx_mm};
+    return sim_mhd_write(set, dir, name, dims, spacing, origin, 1, grid);
 }
 
 mct_status_t mct_phantom_write_depth_csv(sim_out_set_t* set, const char* path, const mct_phantom_depth_dose_t* dd) {
@@ -274,51 +241,9 @@ static void text(canvas_t* c, int x, int y, const char* s, const unsigned char c
     }
 }
 
-static void put_be32(unsigned char* p, uint32_t v) {
-    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
-}
-
-static int write_chunk(FILE* f, const char* type, const unsigned char* data, uint32_t len) {
-    unsigned char head[8];
-    put_be32(head, len);
-    memcpy(head + 4, type, 4);
-    uLong crc = crc32(0L, (const Bytef*)type, 4);
-    if (len) crc = crc32(crc, data, len);
-    unsigned char tail[4];
-    put_be32(tail, (uint32_t)crc);
-    return fwrite(head, 1, 8, f) == 8 && (len == 0 || fwrite(data, 1, len, f) == len) && fwrite(tail, 1, 4, f) == 4;
-}
-
-/* An 8-bit RGB PNG: filter type 0 on every row, the rows deflated by zlib. */
+/* An 8-bit RGB PNG of the canvas. */
 static mct_status_t write_png(sim_out_set_t* set, const char* path, const canvas_t* c) {
-    const size_t row = 1 + 3 * (size_t)c->w, raw_len = row * c->h;
-    unsigned char* raw = malloc(raw_len);
-    uLongf zlen = compressBound((uLong)raw_len);
-    unsigned char* z = malloc(zlen);
-    if (!raw || !z) {
-        free(raw), free(z);
-        return MCT_STATUS_OUT_OF_MEMORY;
-    }
-    for (int y = 0; y < c->h; ++y) {
-        raw[y * row] = 0;
-        memcpy(raw + y * row + 1, c->rgb + 3 * (size_t)y * c->w, 3 * (size_t)c->w);
-    }
-    int ok = compress2(z, &zlen, raw, (uLong)raw_len, 9) == Z_OK;
-    FILE* f = ok ? sim_out_begin(set, path) : NULL;
-    if (f) {
-        static const unsigned char sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
-        unsigned char ihdr[13];
-        put_be32(ihdr, (uint32_t)c->w);
-        put_be32(ihdr + 4, (uint32_t)c->h);
-        ihdr[8] = 8, ihdr[9] = 2, ihdr[10] = 0, ihdr[11] = 0, ihdr[12] = 0;
-        ok = fwrite(sig, 1, 8, f) == 8 && write_chunk(f, "IHDR", ihdr, 13) && write_chunk(f, "IDAT", z, (uint32_t)zlen) &&
-             write_chunk(f, "IEND", NULL, 0);
-        if (sim_out_end(set, f) != 0) ok = 0;
-    } else {
-        ok = 0;
-    }
-    free(raw), free(z);
-    return ok ? MCT_STATUS_SUCCESS : MCT_STATUS_IO_ERROR;
+    return sim_png_write_rgb(set, path, c->w, c->h, c->rgb);
 }
 
 mct_status_t mct_phantom_write_depth_png(sim_out_set_t* set, const char* path, const mct_phantom_depth_dose_t* dd,

@@ -43,42 +43,67 @@ double mct_plan_rounding_loss(mct_dtype_t dtype, mct_method_t method, double add
 
 /* ---- Key samples ----------------------------------------------------------------- */
 
-static int cmp_u32(const void* a, const void* b) {
-    const uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
-    return (x > y) - (x < y);
+/* Sorts n keys in place (LSD radix sort, 8 bits a pass): a classification
+ * must fit in well under a millisecond, which a comparison sort of thousands
+ * of keys through a function pointer does not. */
+static void radix_sort_u32(uint32_t* a, uint32_t* tmp, int64_t n) {
+    for (int shift = 0; shift < 32; shift += 8) {
+        int64_t count[257] = {0};
+        for (int64_t i = 0; i < n; ++i) ++count[((a[i] >> shift) & 0xFFu) + 1];
+        for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
+        for (int64_t i = 0; i < n; ++i) tmp[count[(a[i] >> shift) & 0xFFu]++] = a[i];
+        memcpy(a, tmp, (size_t)n * sizeof *a);
+    }
 }
 
 /* Classes, in this order: HOT when one key takes at least a quarter of the
  * adds and at least twice its fair share among the keys present; SORTED when
  * keys ascend (95 % of neighbours) in runs of 2 or more; FEW when a warp of 32
- * consecutive keys sees 4 distinct keys or fewer; else UNIFORM. */
+ * consecutive keys sees 4 distinct keys or fewer; else UNIFORM.
+ * A sample longer than CLASSIFY_WINDOWS windows of CLASSIFY_WINDOW consecutive
+ * keys is read in that many windows spread evenly over it (neighbours and
+ * warps are taken inside a window only), so that the cost of a plan does not
+ * grow with the sample: a plan from wisdom must still classify its sample. */
+#define CLASSIFY_WINDOW 512
+#define CLASSIFY_WINDOWS 16
 void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key_stats_t* out) {
     memset(out, 0, sizeof *out);
     out->pattern = MCT_PATTERN_UNKNOWN;
     if (!keys || n < 1) return;
-    int64_t runs = 1, ascending = 0, warps = 0;
+    const int64_t cap = (int64_t)CLASSIFY_WINDOW * CLASSIFY_WINDOWS;
+    const int windows = n > cap ? CLASSIFY_WINDOWS : 1;
+    const int64_t window = n > cap ? CLASSIFY_WINDOW : n;
+    const int64_t m = windows * window; /* keys read */
+    int64_t runs = 0, ascending = 0, pairs = 0, warps = 0;
     double distinct_sum = 0.0;
-    for (int64_t i = 1; i < n; ++i) {
-        runs += keys[i] != keys[i - 1];
-        ascending += keys[i] >= keys[i - 1];
-    }
-    for (int64_t w = 0; w < n; w += 32, ++warps) {
-        const int64_t end = w + 32 < n ? w + 32 : n;
-        int distinct = 0;
-        for (int64_t i = w; i < end; ++i) {
-            int seen = 0;
-            for (int64_t j = w; j < i && !seen; ++j) seen = keys[j] == keys[i];
-            distinct += !seen;
+    uint32_t* sorted = malloc(2 * (size_t)m * sizeof *sorted);
+    int64_t at = 0;
+    for (int w = 0; w < windows; ++w) {
+        const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
+        runs += 1;
+        for (int64_t i = 1; i < window; ++i) {
+            runs += k[i] != k[i - 1];
+            ascending += k[i] >= k[i - 1];
         }
-        distinct_sum += distinct;
+        pairs += window - 1;
+        for (int64_t v = 0; v < window; v += 32, ++warps) {
+            const int64_t end = v + 32 < window ? v + 32 : window;
+            int distinct = 0;
+            for (int64_t i = v; i < end; ++i) {
+                int seen = 0;
+                for (int64_t j = v; j < i && !seen; ++j) seen = k[j] == k[i];
+                distinct += !seen;
+            }
+            distinct_sum += distinct;
+        }
+        if (sorted) memcpy(sorted + at, k, (size_t)window * sizeof *sorted);
+        at += window;
     }
-    uint32_t* sorted = malloc((size_t)n * sizeof *sorted);
     int64_t hottest = 1, present = 1;
     if (sorted) {
-        memcpy(sorted, keys, (size_t)n * sizeof *sorted);
-        qsort(sorted, (size_t)n, sizeof *sorted, cmp_u32);
+        radix_sort_u32(sorted, sorted + m, m);
         int64_t run = 1;
-        for (int64_t i = 1; i < n; ++i) {
+        for (int64_t i = 1; i < m; ++i) {
             if (sorted[i] == sorted[i - 1]) {
                 ++run;
             } else {
@@ -90,9 +115,9 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
         free(sorted);
     }
     out->distinct_per_warp = distinct_sum / (double)warps;
-    out->mean_run = (double)n / (double)runs;
-    out->hot_share = (double)hottest / (double)n;
-    out->ascending = n > 1 ? (double)ascending / (double)(n - 1) : 1.0;
+    out->mean_run = (double)m / (double)runs;
+    out->hot_share = (double)hottest / (double)m;
+    out->ascending = pairs > 0 ? (double)ascending / (double)pairs : 1.0;
     const double keys_present = (double)(present < cells ? present : cells);
     if (out->hot_share >= 0.25 && out->hot_share >= 2.0 / keys_present)
         out->pattern = MCT_PATTERN_HOT;

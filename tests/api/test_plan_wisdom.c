@@ -43,7 +43,8 @@ static void check_measure(mct_backend_t b) {
             TEST_FAIL("%s: measure took %.3f s for a %.2f s budget", mct_backend_name(b), info.seconds, d.plan_budget_s);
         for (int i = 1; i < info.nentries; ++i)
             if (info.ranking[i].admissible && strstr(info.ranking[i].why, "; measured x"))
-                ASSERT_LE_F64(info.ranking[0].seconds_per_update, info.ranking[i].seconds_per_update);
+                /* First: the fastest measured, or one within 5 % of it ahead of it in the estimate. */
+                ASSERT_LE_F64(info.ranking[0].seconds_per_update, 1.05 * info.ranking[i].seconds_per_update);
         mct_tally_destroy(t);
     }
 }

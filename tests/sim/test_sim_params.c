@@ -11,6 +11,7 @@
 
 #include "escape.h"
 #include "mctally/mct.h"
+#include "pet.h"
 #include "phantom.h"
 #include "scatter.h"
 #include "sim_common.h"
@@ -22,6 +23,7 @@ static mct_status_t check_escape(const void* p, mct_tally_t t) { return mct_esca
 static mct_status_t check_phantom(const void* p, mct_tally_t t) { return mct_phantom_check(p, t); }
 static mct_status_t check_tally_only(const void* p, mct_tally_t t) { return mct_tally_only_check(p, t); }
 static mct_status_t check_scatter(const void* p, mct_tally_t t) { return mct_scatter_check(p, t); }
+static mct_status_t check_pet(const void* p, mct_tally_t t) { return mct_pet_check(p, t); }
 
 typedef struct {
     const mct_sim_param_table_t* table;
@@ -49,7 +51,7 @@ static void test_table(const problem_t* pr) {
     printf("%s: %d parameters\n", t->problem, t->count);
     ASSERT_STATUS(pr->check(pr->params, pr->tally), MCT_STATUS_SUCCESS);
     ASSERT_STATUS(mct_sim_params_check(t, pr->params, NULL), MCT_STATUS_SUCCESS);
-    unsigned char copy[1024];
+    static unsigned char copy[16384]; /* the PET problem's shapes make its params the largest */
     ASSERT_TRUE(pr->size <= sizeof copy);
     for (int i = 0; i < t->count; ++i) {
         const mct_sim_param_t* p = &t->params[i];
@@ -96,7 +98,9 @@ static void test_tables(void) {
     mct_phantom_params_t ph;
     mct_tally_only_params_t to;
     mct_scatter_params_t sc;
+    mct_pet_params_t pe;
     mct_escape_params_init(&e);
+    mct_pet_params_init(&pe);
     mct_phantom_params_init(&ph);
     mct_tally_only_params_init(&to);
     mct_scatter_params_init(&sc);
@@ -109,11 +113,15 @@ static void test_tables(void) {
     ASSERT_TRUE(to.bins == 8 && to.collisions == 10 && to.launch == MCT_TALLY_ONLY_LAUNCH_PAPER && to.seed == 1);
     ASSERT_TRUE(sc.bins == 1000 && sc.width == 1 && sc.pattern == MCT_SCATTER_UNIFORM &&
                 sc.check == MCT_SCATTER_CHECK_AUTO && sc.seed == 1);
+    ASSERT_TRUE(pe.crystals == 400 && pe.rings == 64 && pe.source == MCT_PET_SOURCE_VOXEL &&
+                pe.index == MCT_PET_INDEX_COMPRESSED && pe.doi == 0 && pe.nshapes == 0 && pe.discard == 0);
+    pe.index = MCT_PET_INDEX_TOTAL; /* not a table field: one bin, so that the check's tally is small */
     const problem_t problems[] = {
         {&mct_escape_param_table, check_escape, &e, sizeof e, make(MCT_DTYPE_U64, 1)},
         {&mct_phantom_param_table, check_phantom, &ph, sizeof ph, make(MCT_DTYPE_F64, 100 * 100 * 100)},
         {&mct_tally_only_param_table, check_tally_only, &to, sizeof to, make(MCT_DTYPE_F64, 8)},
         {&mct_scatter_param_table, check_scatter, &sc, sizeof sc, make(MCT_DTYPE_F64, 1000)},
+        {&mct_pet_param_table, check_pet, &pe, sizeof pe, make(MCT_DTYPE_I32, 1)},
     };
     for (size_t i = 0; i < sizeof problems / sizeof *problems; ++i) {
         test_table(&problems[i]);

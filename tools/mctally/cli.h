@@ -8,11 +8,13 @@
 #include <stdio.h>
 
 #include "escape.h"
+#include "pet.h"
 #include "phantom.h"
 #include "scatter.h"
 #include "sim_checkpoint.h"
 #include "sim_output.h"
 #include "tally_only.h"
+#include "cli_flags.h"
 #include "mctally/mct.h"
 
 /** A problem file after parsing, before command-line overrides. */
@@ -30,6 +32,7 @@ typedef struct {
     mct_phantom_params_t phantom;
     mct_tally_only_params_t tally_only;
     mct_scatter_params_t scatter;
+    mct_pet_params_t pet;
 } mct_cli_config_t;
 
 /** Prints "mctally: <message>" to stderr; returns 1 (the exit code of errors). */
@@ -87,6 +90,8 @@ typedef struct {
     int64_t checkpoint_every;
     const char* resume;      /* --resume FILE */
     mct_sim_checkpoint_t cp; /* handed to the problem */
+    mct_pet_index_t pet_index; /* pet: the LOR index the tally was made for (mct_cli_pet_create) */
+    char pet_index_note[256];  /* pet: why, when `auto` did not give the full map */
 } mct_cli_run_args_t;
 
 /** Parses `run`'s arguments (after the command), reads the problem file and
@@ -136,13 +141,39 @@ mct_status_t mct_cli_checkpoint_save(void* ctx, int64_t done, const void* state,
  * (malloc'd) in *state. */
 int mct_cli_checkpoint_resume(const char* path, const char* identity, mct_tally_t tally, void** state, size_t* bytes);
 
+/* ---- What the problems' runners share (cli_run.c) ---- */
+struct cJSON;
+/** The fields every result.json opens with (version, problem, backend,
+ * device, method, type, determinism, plan, histories, seed, batches,
+ * seconds); also the tally's resolved descriptor and device name. */
+struct cJSON* mct_cli_result_header(const mct_cli_run_args_t* a, mct_tally_t tally, const char* problem,
+                                    int64_t histories, uint64_t seed, int64_t batches, double seconds,
+                                    mct_tally_desc_t* d, char* device, size_t device_size);
+/** Adds result.json to the run's output set and commits the set; 1 after a message. */
+int mct_cli_write_result(const mct_cli_run_args_t* a, struct cJSON* root);
+/** Creates the run's output directory when it is not there; 1 after a message. */
+int mct_cli_make_out_dir(const char* dir);
+/** One message for a problem's failing status; returns 1. */
+int mct_cli_report_status(mct_status_t st, const mct_cli_run_args_t* a, const char* what);
+
+/* ---- The PET problem (cli_pet.c) ---- */
+/** The tally of a pet run: the index asked for, or for `auto` the full map
+ * where its tally can be made and the compressed index where not (the
+ * parameters' index is set to the one made). *st: the creation's status. */
+mct_tally_t mct_cli_pet_create(mct_cli_run_args_t* a, mct_tally_desc_t* d, mct_status_t* st);
+/** `run` of a pet problem file: checks, runs, writes result.json, the LOR
+ * file and the sinogram; 0 or 1 after a message. */
+int mct_cli_run_pet(const mct_cli_run_args_t* a, mct_tally_t tally);
+/** `mctally pet-matrix` and `mctally pet-reco`. */
+int mct_cli_pet_matrix(int argc, char** argv);
+int mct_cli_pet_reco(int argc, char** argv);
+
 int mct_cli_run(int argc, char** argv);
 int mct_cli_methods(int argc, char** argv);
 int mct_cli_bench(int argc, char** argv);
 int mct_cli_accumulate(int argc, char** argv);
 int mct_cli_plan(int argc, char** argv);
 
-struct cJSON;
 /** The plan as a JSON object (method, source, mode, pattern, reason, seconds, ranking). */
 struct cJSON* mct_cli_plan_json(const mct_plan_info_t* plan);
 /** Prints the plan's ranking as a table. */

@@ -12,8 +12,8 @@
 #include "cli.h"
 
 /* The problems and the sections of a problem file, for the messages. */
-#define SIM_CLI_PROBLEMS "escape, phantom, tally_only, scatter"
-#define SIM_CLI_SECTIONS "problem, tally, escape, phantom, tally_only, scatter"
+#define SIM_CLI_PROBLEMS "escape, phantom, tally_only, scatter, pet"
+#define SIM_CLI_SECTIONS "problem, tally, escape, phantom, tally_only, scatter, pet"
 
 typedef struct {
     mct_cli_config_t* cfg;
@@ -84,6 +84,17 @@ int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out) 
     return 0;
 }
 
+int mct_cli_flag_i64(const char* flag, const char* text, int64_t min, int64_t max, int64_t* out) {
+    if (!mct_cli_parse_i64(text, min, max, out)) return 0;
+    return mct_cli_error("%s %s: expected a whole number in %lld .. %lld", flag, text ? text : "(none)", (long long)min,
+                         (long long)max);
+}
+
+int mct_cli_flag_f64(const char* flag, const char* text, double min, double* out) {
+    if (!mct_cli_parse_f64(text, min, out)) return 0;
+    return mct_cli_error("%s %s: expected a finite decimal number >= %g", flag, text ? text : "(none)", min);
+}
+
 int mct_cli_parse_u64(const char* text, uint64_t* out) {
     if (!text || !text[0] || strspn(text, "0123456789") != strlen(text)) return 1;
     char* end = NULL;
@@ -105,7 +116,7 @@ static int set_problem(load_ctx_t* c, const char* key, const char* value) {
     mct_cli_config_t* cfg = c->cfg;
     if (!strcmp(key, "type")) {
         if (strcmp(value, "escape") != 0 && strcmp(value, "phantom") != 0 && strcmp(value, "tally_only") != 0 &&
-            strcmp(value, "scatter") != 0)
+            strcmp(value, "scatter") != 0 && strcmp(value, "pet") != 0)
             return fail(c, "problem", key, value, "unknown problem (known: " SIM_CLI_PROBLEMS ")");
         snprintf(cfg->type, sizeof cfg->type, "%s", value);
         c->have_type = 1;
@@ -160,13 +171,19 @@ typedef struct {
     size_t params; /* offset of the params struct in mct_cli_config_t */
     const mct_sim_param_table_t* table;
     const choice_key_t* choices;
+    /* Keys of the section that are neither (lines that repeat): 1 when
+     * stored, 0 after a message, -1 when the key is not one of them; NULL:
+     * none. Their names, for the list of known keys. */
+    int (*more)(load_ctx_t* c, const char* key, const char* value, void* params);
+    const char* more_keys;
 } section_t;
 
 /* A choice is stored through an int. */
 _Static_assert(sizeof(mct_escape_launch_t) == sizeof(int) && sizeof(mct_tally_only_launch_t) == sizeof(int) &&
                    sizeof(mct_phantom_particle_t) == sizeof(int) && sizeof(mct_phantom_mcs_t) == sizeof(int) &&
                    sizeof(mct_phantom_transport_t) == sizeof(int) && sizeof(mct_scatter_pattern_t) == sizeof(int) &&
-                   sizeof(mct_scatter_check_t) == sizeof(int),
+                   sizeof(mct_scatter_check_t) == sizeof(int) && sizeof(mct_pet_source_t) == sizeof(int) &&
+                   sizeof(mct_pet_index_t) == sizeof(int),
                "the problems' enumerations have the size of an int");
 
 static const choice_key_t escape_choices[] = {
@@ -192,15 +209,64 @@ static const choice_key_t scatter_choices[] = {
      {MCT_SCATTER_CHECK_AUTO, MCT_SCATTER_CHECK_ALWAYS, MCT_SCATTER_CHECK_NEVER}, NULL},
     {NULL, 0, {NULL}, {0}, NULL}};
 
+static const choice_key_t pet_choices[] = {
+    {"source", offsetof(mct_pet_params_t, source), {"voxel", "point", "derenzo", "shapes"},
+     {MCT_PET_SOURCE_VOXEL, MCT_PET_SOURCE_POINT, MCT_PET_SOURCE_DERENZO, MCT_PET_SOURCE_SHAPES}, NULL},
+    {"index", offsetof(mct_pet_params_t, index), {"auto", "full", "compressed", "total"},
+     {MCT_PET_INDEX_AUTO, MCT_PET_INDEX_FULL, MCT_PET_INDEX_COMPRESSED, MCT_PET_INDEX_TOTAL}, NULL},
+    {"doi", offsetof(mct_pet_params_t, doi), {"off", "on"}, {0, 1}, NULL},
+    {NULL, 0, {NULL}, {0}, NULL}};
+
+/* [pet] cylinder = x y z length radius activity and ellipsoid = x y z ax ay
+ * az activity (mm from the scanner's centre; activity per volume, relative):
+ * one shape of the `shapes` source per line. */
+static int pet_shape(load_ctx_t* c, const char* key, const char* value, void* params) {
+    const int cyl = !strcmp(key, "cylinder");
+    if (!cyl && strcmp(key, "ellipsoid")) return -1;
+    mct_pet_params_t* p = params;
+    if (p->nshapes >= MCT_PET_MAX_SHAPES) return fail(c, "pet", key, value, "too many shapes (at most 128)");
+    double v[7];
+    const int want = cyl ? 6 : 7;
+    int n = 0;
+    for (const char* at = value + strspn(value, " \t"); *at; at += strspn(at, " \t")) {
+        const size_t len = strcspn(at, " \t");
+        char tok[MCT_CLI_INI_MAX_LINE + 1];
+        snprintf(tok, sizeof tok, "%.*s", (int)len, at);
+        at += len;
+        if (n == want || mct_cli_parse_f64(tok, -HUGE_VAL, &v[n]))
+            return fail(c, "pet", key, value,
+                        cyl ? "expected 6 numbers: x y z length radius activity (mm from the centre)"
+                            : "expected 7 numbers: x y z ax ay az activity (mm from the centre)");
+        ++n;
+    }
+    if (n != want)
+        return fail(c, "pet", key, value,
+                    cyl ? "expected 6 numbers: x y z length radius activity (mm from the centre)"
+                        : "expected 7 numbers: x y z ax ay az activity (mm from the centre)");
+    for (int i = 3; i < want; ++i)
+        if (v[i] < 0.0) return fail(c, "pet", key, value, "sizes and activity must be >= 0");
+    mct_pet_shape_t* s = &p->shapes[p->nshapes++];
+    memset(s, 0, sizeof *s);
+    s->kind = cyl ? MCT_PET_CYLINDER : MCT_PET_ELLIPSOID;
+    s->centre[0] = v[0], s->centre[1] = v[1], s->centre[2] = v[2];
+    if (cyl)
+        s->size[0] = v[4], s->size[2] = v[3], s->activity = v[5];
+    else
+        s->size[0] = v[3], s->size[1] = v[4], s->size[2] = v[5], s->activity = v[6];
+    return 1;
+}
+
 static const section_t sections[] = {
     /* Bossler's photon escape (sim/escape/escape.h). */
-    {"escape", offsetof(mct_cli_config_t, escape), &mct_escape_param_table, escape_choices},
+    {"escape", offsetof(mct_cli_config_t, escape), &mct_escape_param_table, escape_choices, NULL, NULL},
     /* Liu 2018's water phantom (sim/phantom/phantom.h). */
-    {"phantom", offsetof(mct_cli_config_t, phantom), &mct_phantom_param_table, phantom_choices},
+    {"phantom", offsetof(mct_cli_config_t, phantom), &mct_phantom_param_table, phantom_choices, NULL, NULL},
     /* Liu 2018's test 1 (sim/tally_only/tally_only.h). */
-    {"tally_only", offsetof(mct_cli_config_t, tally_only), &mct_tally_only_param_table, tally_only_choices},
+    {"tally_only", offsetof(mct_cli_config_t, tally_only), &mct_tally_only_param_table, tally_only_choices, NULL, NULL},
     /* Westphal's workload (sim/scatter/scatter.h). */
-    {"scatter", offsetof(mct_cli_config_t, scatter), &mct_scatter_param_table, scatter_choices},
+    {"scatter", offsetof(mct_cli_config_t, scatter), &mct_scatter_param_table, scatter_choices, NULL, NULL},
+    /* The PET scanner (sim/pet/pet.h). */
+    {"pet", offsetof(mct_cli_config_t, pet), &mct_pet_param_table, pet_choices, pet_shape, "cylinder, ellipsoid"},
 };
 
 /* A numeric key: 1 when stored, 0 after a message. */
@@ -246,6 +312,8 @@ static int set_section(load_ctx_t* c, const section_t* sec, const char* key, con
     if (p && (p->flags & MCT_SIM_PARAM_FILE)) return set_number(c, sec, p, value, params);
     for (const choice_key_t* k = sec->choices; k->key; ++k)
         if (!strcmp(key, k->key)) return set_choice(c, sec, k, value, params);
+    const int more = sec->more ? sec->more(c, key, value, params) : -1;
+    if (more >= 0) return more;
     /* The known keys: the table's for a problem file, then the choices. */
     char why[400] = "unknown key (known: ";
     const char* sep = "";
@@ -256,6 +324,7 @@ static int set_section(load_ctx_t* c, const section_t* sec, const char* key, con
         }
     for (const choice_key_t* k = sec->choices; k->key; ++k, sep = ", ")
         snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", sep, k->key);
+    if (sec->more_keys) snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", sep, sec->more_keys);
     snprintf(why + strlen(why), sizeof why - strlen(why), ")");
     return fail(c, sec->name, key, value, why);
 }
@@ -275,7 +344,7 @@ static int on_key(void* user, const char* section, const char* key, const char* 
 
 /* The known section names. */
 static int known_section(const char* name) {
-    static const char* const names[] = {"problem", "tally", "escape", "phantom", "tally_only", "scatter"};
+    static const char* const names[] = {"problem", "tally", "escape", "phantom", "tally_only", "scatter", "pet"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
         if (!strcmp(name, names[i])) return 1;
     return 0;
@@ -338,6 +407,8 @@ void mct_cli_config_defaults(mct_cli_config_t* cfg) {
     mct_phantom_params_init(&cfg->phantom);
     mct_tally_only_params_init(&cfg->tally_only);
     mct_scatter_params_init(&cfg->scatter);
+    mct_pet_params_init(&cfg->pet);
+    cfg->pet.index = MCT_PET_INDEX_AUTO; /* the full map where it fits (mct_cli_pet_create) */
 }
 
 int mct_cli_config_parse(const char* text, size_t len, const char* name, mct_cli_config_t* cfg) {

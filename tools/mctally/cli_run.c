@@ -118,6 +118,7 @@ static void apply_run(mct_cli_config_t* c) {
     c->escape.batches = c->phantom.batches = c->tally_only.batches = c->scatter.batches = c->batches;
     c->escape.seed = c->phantom.seed = c->tally_only.seed = c->scatter.seed = c->seed;
     c->escape.progress = c->phantom.progress = c->tally_only.progress = c->scatter.progress = progress;
+    c->pet.histories = c->histories, c->pet.batches = c->batches, c->pet.seed = c->seed, c->pet.progress = progress;
 }
 
 int mct_cli_run_parse(int argc, char** argv, run_args_t* a) {
@@ -264,7 +265,8 @@ static int make_out_dir(const char* dir) {
 /* The files `run` writes into its directory: a run replaces those of a
  * previous run there (and only those), so no directory holds a mixed set. */
 static const char* const run_file_names[] = {"result.json",      "dose.mhd",       "dose.raw",      "dose_rel_err.mhd",
-                                             "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png"};
+                                             "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png",
+                                             "lors.bin",         "sinogram.png"};
 #define RUN_FILES (sizeof run_file_names / sizeof *run_file_names)
 
 /* Adds result.json to the run's output set and puts the whole set in place,
@@ -675,7 +677,17 @@ int mct_cli_run_desc(const run_args_t* ap, mct_tally_desc_t* dp) {
                                  (double)d.pair_capacity, (long long)fit);
     }
     const int tally_only = !strcmp(a.cfg.type, "tally_only"), scatter = !strcmp(a.cfg.type, "scatter");
+    const int pet = !strcmp(a.cfg.type, "pet");
     if (tally_only) d.bins = a.cfg.tally_only.bins;
+    if (pet) {
+        /* auto: the full map first (mct_cli_pet_create falls back). */
+        const mct_status_t st = mct_pet_bins(&a.cfg.pet, a.cfg.pet.index, &d.bins);
+        if (st == MCT_STATUS_TOO_LARGE && a.cfg.pet.index != MCT_PET_INDEX_AUTO)
+            return mct_cli_error("pet: the %s LOR index has %lld bins, more than the 2^31 of a tally; use a smaller "
+                                 "scanner or index = compressed", mct_pet_index_name(a.cfg.pet.index),
+                                 (long long)d.bins);
+        if (st == MCT_STATUS_TOO_LARGE) d.bins = 1; /* replaced by the compressed index's */
+    }
     if (scatter) {
         if (a.cfg.scatter.bins > (INT64_C(1) << 31) / a.cfg.scatter.width)
             return mct_cli_error("scatter: bins x width = %lld x %d exceeds the 2^31 bins of a tally",
@@ -697,7 +709,7 @@ int mct_cli_run_desc(const run_args_t* ap, mct_tally_desc_t* dp) {
                         : a.cfg.scatter.pattern == MCT_SCATTER_HOT  ? MCT_PATTERN_HOT
                                                                     : MCT_PATTERN_UNIFORM;
     }
-    if (!phantom && !tally_only && !scatter) d.method_mask = (1u << (MCT_METHOD_REPLICATED + 1)) - 1u;
+    if (!phantom && !tally_only && !scatter && !pet) d.method_mask = (1u << (MCT_METHOD_REPLICATED + 1)) - 1u;
     if (phantom && d.method == MCT_METHOD_AUTO) {
         /* sort_reduce is a candidate only where a batch's deposits fit its pairs. */
         int64_t fit = 0;
@@ -744,6 +756,7 @@ int mct_cli_run(int argc, char** argv) {
     if (mct_cli_run_desc(&a, &d)) return 1;
     const int phantom = !strcmp(a.cfg.type, "phantom");
     const int tally_only = !strcmp(a.cfg.type, "tally_only"), scatter = !strcmp(a.cfg.type, "scatter");
+    const int pet = !strcmp(a.cfg.type, "pet");
     mct_wisdom_t wisdom = NULL;
     if (mct_cli_wisdom_open(a.cfg.wisdom, &wisdom)) {
         mct_wisdom_destroy(wisdom);
@@ -751,7 +764,11 @@ int mct_cli_run(int argc, char** argv) {
     }
     d.wisdom = wisdom;
     mct_tally_t tally = NULL;
-    mct_status_t st = mct_tally_create(&tally, &d);
+    mct_status_t st = MCT_STATUS_SUCCESS;
+    if (pet)
+        tally = mct_cli_pet_create(&a, &d, &st);
+    else
+        st = mct_tally_create(&tally, &d);
     int rc = 0;
     mct_cli_checkpoint_t ckpt = {NULL, NULL, NULL};
     void* resume_state = NULL;
@@ -759,7 +776,8 @@ int mct_cli_run(int argc, char** argv) {
     if (st == MCT_STATUS_UNSATISFIABLE && (d.wisdom = NULL, mct_plan(&d, &why) == MCT_STATUS_UNSATISFIABLE)) {
         rc = mct_cli_error("cannot create the tally: %s", why.reason);
     } else if (st) {
-        rc = report_status(st, &a, "cannot create the tally");
+        /* pet: mct_cli_pet_create said why (all but UNSATISFIABLE) */
+        rc = pet && st != MCT_STATUS_UNSATISFIABLE ? 1 : report_status(st, &a, "cannot create the tally");
     } else {
         mct_plan_info_t plan;
         mct_tally_plan_info(tally, &plan);
@@ -795,6 +813,7 @@ int mct_cli_run(int argc, char** argv) {
             rc = phantom      ? run_phantom(&a, tally)
                  : tally_only ? run_tally_only(&a, tally)
                  : scatter    ? run_scatter(&a, tally)
+                 : pet        ? mct_cli_run_pet(&a, tally)
                               : run_escape(&a, tally);
     }
     mct_tally_destroy(tally);
@@ -805,3 +824,17 @@ int mct_cli_run(int argc, char** argv) {
     if (wisdom && mct_cli_wisdom_close(a.cfg.wisdom, wisdom)) rc = 1;
     return rc;
 }
+
+/* ---- For the problems' runners in other files (cli.h) ---- */
+
+cJSON* mct_cli_result_header(const run_args_t* a, mct_tally_t tally, const char* problem, int64_t histories,
+                             uint64_t seed, int64_t batches, double seconds, mct_tally_desc_t* d, char* device,
+                             size_t device_size) {
+    return result_header(a, tally, problem, histories, seed, batches, seconds, d, device, device_size);
+}
+
+int mct_cli_write_result(const run_args_t* a, cJSON* root) { return write_result(a, root); }
+
+int mct_cli_make_out_dir(const char* dir) { return make_out_dir(dir); }
+
+int mct_cli_report_status(mct_status_t st, const run_args_t* a, const char* what) { return report_status(st, a, what); }

@@ -20,9 +20,13 @@ static const char usage[] =
     "  plan --bins B [--dtype T] [--determinism D] [--keys FILE] [--mode estimate|measure]\n"
     "       [--backend X] [--wisdom FILE] ...\n"
     "                       the method auto picks for a tally, and the ranking it considered\n"
+    "  pet-matrix FILE.ini [--voxels R] [--out FILE] ...\n"
+    "                       the PET system matrix from one voxel run per radial ring\n"
+    "  pet-reco --matrix FILE --lors FILE [--iterations N] [--out DIR] ...\n"
+    "                       MLEM reconstruction of a pet run's LORs (MetaImage + PNG)\n"
     "  bench SUITE [--out FILE.json] [options]\n"
     "                       run a benchmark suite on the GPU (suites: escape, scan, phantom,\n"
-    "                       tally_only, scatter, mpc, accuracy)\n"
+    "                       tally_only, scatter, mpc, accuracy, pet)\n"
     "\n"
     "  --help               this text (also after a command: mctally run --help)\n"
     "  --version            print the version\n";
@@ -46,6 +50,8 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "bench")) return mct_cli_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "accumulate")) return mct_cli_accumulate(argc - 2, argv + 2);
     if (!strcmp(cmd, "plan")) return mct_cli_plan(argc - 2, argv + 2);
+    if (!strcmp(cmd, "pet-matrix")) return mct_cli_pet_matrix(argc - 2, argv + 2);
+    if (!strcmp(cmd, "pet-reco")) return mct_cli_pet_reco(argc - 2, argv + 2);
     mct_cli_error("unknown command '%s' (try: mctally --help)", cmd);
     return 1;
 }

@@ -219,8 +219,10 @@ __device__ __forceinline__ void mct__update(const mct_tally_view_t& view, int64_
 static MCT_HD inline bool mct__bin_in_range(int64_t bin, int64_t nbins) { return (uint64_t)bin < (uint64_t)nbins; }
 
 /** Adds `value` into bin `bin` of the tally with method M; any lane, any time.
- * Compile error when M cannot serve T (mct_method_serves). */
-template <typename T, mct_method_t M>
+ * Compile error when M cannot serve T (mct_method_serves). H: whether the add
+ * may record into the rounding-loss shadow (thread_loss.cuh; NONE only in an
+ * instance launched for views without one, mct_loss_hook_for). */
+template <typename T, mct_method_t M, mct_loss_hook_t H = MCT_LOSS_FROM_VIEW>
 __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bin, T value) {
     static_assert(mct_method_serves<T, M>(), "this tally method cannot add values of this type");
     constexpr mct_method_t L = mct_any_lane_method(M);
@@ -230,8 +232,7 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
         return;
     }
     /* The rounding-loss shadow (mct_rounding.h): one pointer test when off. */
-    if constexpr (std::is_floating_point<T>::value && L != MCT_METHOD_FIXED)
-        MCT_LOSS_HOOK(view, bin, value);
+    if constexpr (L != MCT_METHOD_FIXED) mct_loss_hook<H>(view, bin, value);
     mct__acc_t<T, L> v;
     if (!mct__prepare<T, L>(view, value, &v)) return;
     if constexpr (search != MCT__PEERS_NONE) {

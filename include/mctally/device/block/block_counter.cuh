@@ -68,10 +68,10 @@ struct mct_block_counter {
      * record wait for flush(), which sees each thread's partial. */
     __device__ __forceinline__ void add(T v) {
         if (M == MCT_METHOD_ATOMIC) {
-            if constexpr (std::is_floating_point<T>::value) MCT_LOSS_HOOK(view, bin, v);
+            mct_loss_hook<MCT_LOSS_FROM_VIEW>(view, bin, v);
             if (v != T(0)) mct_atomic_add(target, v, view.flags);
         } else if (M == MCT_METHOD_SHARED) {
-            if constexpr (std::is_floating_point<T>::value) MCT_LOSS_HOOK(view, bin, v);
+            mct_loss_hook<MCT_LOSS_FROM_VIEW>(view, bin, v);
             if (v != T(0)) mct_atomic_add(&storage.shared_bin, v, view.flags);
         } else if constexpr (std::is_integral<T>::value) {
             int o;
@@ -88,7 +88,7 @@ struct mct_block_counter {
             /* The rounding-loss estimate samples the partials as they enter the
              * reduction (the thread's own register sum of its adds). */
             if constexpr (std::is_floating_point<T>::value)
-                if (acc != T(0)) MCT_LOSS_HOOK(view, bin, acc);
+                if (acc != T(0)) mct_loss_hook<MCT_LOSS_FROM_VIEW>(view, bin, acc);
         }
         if (M == MCT_METHOD_SHARED) {
             mct_block_privatized_flush(&storage.shared_bin, target, 1, view.flags);

@@ -85,8 +85,11 @@ MCT_HD constexpr bool mct_block_tally_can(mct_block_mode_t x) {
 /** T: the tally's value type. M: the method, or MCT_METHOD_FROM_VIEW for the
  * view's at run time. MODE (optional) fixes the mode at compile time, for a
  * kernel instance the host picks by mct_block_mode_of(M, nbins, sizeof(T)): the
- * instance then holds no registers and no code for the other modes. */
-template <typename T, mct_method_t M = MCT_METHOD_FROM_VIEW, mct_block_mode_t MODE = MCT_BLOCK_MODE_ANY>
+ * instance then holds no registers and no code for the other modes. H
+ * (optional): MCT_LOSS_NONE compiles the rounding-loss hook out, for an
+ * instance the host picks by mct_loss_hook_for(view) (thread_loss.cuh). */
+template <typename T, mct_method_t M = MCT_METHOD_FROM_VIEW, mct_block_mode_t MODE = MCT_BLOCK_MODE_ANY,
+          mct_loss_hook_t H = MCT_LOSS_FROM_VIEW>
 struct mct_block_tally {
     static_assert(M == MCT_METHOD_FROM_VIEW || mct_method_serves<T, M>(),
                   "this tally method cannot add values of this type");
@@ -139,7 +142,7 @@ struct mct_block_tally {
             if constexpr (M == MCT_METHOD_FROM_VIEW)
                 mct_add<T>(view, bin, value);
             else
-                mct_add<T, M>(view, bin, value);
+                mct_add<T, M, H>(view, bin, value);
             return;
         }
         if (!mct__bin_in_range(bin, view.nbins)) {
@@ -147,8 +150,7 @@ struct mct_block_tally {
             return;
         }
         /* The rounding-loss shadow (mct_rounding.h); per-lane adds record in mct_add. */
-        if constexpr (std::is_floating_point<T>::value)
-            MCT_LOSS_HOOK(view, bin, value);
+        mct_loss_hook<H>(view, bin, value);
         if (in(MCT_BLOCK_MODE_REGISTERS)) {
             registers.add(bin, value);
         } else if (in(MCT_BLOCK_MODE_KAHAN)) {

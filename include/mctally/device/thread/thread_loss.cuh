@@ -3,7 +3,8 @@
  * (mctally/mct_rounding.h): a contribution in the sampled subset
  * (mct_loss_sampled, keyed by the adding thread) also goes into the view's
  * f64 shadow. mct_add and mct_block_tally call it once per contribution, before
- * any aggregation, and only when view.loss_shadow is set. */
+ * any aggregation, and only when view.loss_shadow is set; mct_block_counter
+ * records each thread's partial sum at its flush. */
 #ifndef MCT_THREAD_LOSS_CUH
 #define MCT_THREAD_LOSS_CUH
 
@@ -32,12 +33,26 @@ __device__ __forceinline__ void mct_loss_record(double* shadow, uint32_t mask, u
     }
 }
 
-/** The hook the adding paths call: one test of a kernel parameter when the
- * estimate is off. */
-#define MCT_LOSS_HOOK(view, bin, value)                                                                  \
-    do {                                                                                                 \
-        if ((view).loss_shadow != NULL)                                                                  \
-            mct_loss_record((view).loss_shadow, (view).loss_mask, (view).loss_salt, (bin), (double)(value)); \
-    } while (0)
+/** Whether an adding path records into the shadow. FROM_VIEW (the default of
+ * every adding path): when view.loss_shadow is set, one test of a kernel
+ * parameter per add when it is not. NONE: never, with no code for it; for a
+ * kernel instance that its host launches only for views without a shadow
+ * (mct_loss_hook_for), so that the test and the recording path cost the hot
+ * code neither instructions nor registers. */
+enum mct_loss_hook_t { MCT_LOSS_FROM_VIEW = 0, MCT_LOSS_NONE = 1 };
+
+/** The hook instance a host launches for `view`: NONE when it has no shadow. */
+static MCT_HD inline mct_loss_hook_t mct_loss_hook_for(const mct_tally_view_t& view) {
+    return view.loss_shadow != NULL ? MCT_LOSS_FROM_VIEW : MCT_LOSS_NONE;
+}
+
+/** The hook the adding paths call, once per contribution. */
+template <mct_loss_hook_t H, typename T>
+__device__ __forceinline__ void mct_loss_hook(const mct_tally_view_t& view, int64_t bin, T value) {
+    if constexpr (H == MCT_LOSS_FROM_VIEW && std::is_floating_point<T>::value) {
+        if (view.loss_shadow != NULL)
+            mct_loss_record(view.loss_shadow, view.loss_mask, view.loss_salt, bin, (double)value);
+    }
+}
 
 #endif /* MCT_THREAD_LOSS_CUH */
