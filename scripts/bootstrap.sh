@@ -6,6 +6,8 @@ set -eu
 cd "$(dirname "$0")/.."
 . scripts/apt_need.sh
 mct_apt_need bootstrap cmake g++ make pkg-config libcjson-dev libinih-dev zlib1g-dev
+# Open MPI: libmctally_mpi, `mpirun -n R mctally run` and their tests (tests/dist).
+mct_apt_need bootstrap openmpi-bin libopenmpi-dev
 # nvcc is found on PATH or in the usual place; without it the CUDA backend is left out.
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 # The Python package (python/) and its tests: a virtual environment in build/venv

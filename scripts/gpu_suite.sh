@@ -36,6 +36,12 @@ step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
 }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+# NCCL for libmctally_mpi's GPU transport: the CUDA toolkit's, else the one a Python environment
+# carries (PyTorch's nvidia-nccl wheel), else none (MCTALLY_NCCL turns itself off).
+if [ -z "${NCCL_HOME:-}" ] && [ ! -f /usr/local/cuda/include/nccl.h ]; then
+  NCCL_HOME=$(python3 -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null) && export NCCL_HOME &&
+    log "NCCL from $NCCL_HOME"
+fi
 if stage build; then
 step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} \
   -DCMAKE_CUDA_FLAGS="${MCT_CUDA_FLAGS:-}"
@@ -347,6 +353,45 @@ profile_phantom_source() {
   return $rc
 }
 step profile_phantom profile_phantom_source
+fi
+
+# Ranks (not in the default stages): the multi-rank tests, one batch's sum of a 1e6-bin f64 tally
+# through host MPI and NCCL (bench_dist_reduce: one rank per GPU, on 1 GPU and, where there are
+# more, on all), the 1-rank path against a plain run of 1e7 phantom histories (both transports),
+# and the scaling of phantom 100^3 and tally_only over 1..(GPUs) ranks: dist_*.json and dist.md.
+# Needs an MPI launcher and a build with MPI (MCTALLY_MPI: the MPI headers found at configure);
+# skipped with a message otherwise.
+if stage dist; then
+MPIRUN=${MCT_MPIEXEC:-$(command -v mpirun || command -v mpiexec || true)}
+if [ -z "$MPIRUN" ]; then
+  log "dist: no MPI launcher (mpirun, mpiexec) on this machine: stage skipped"
+  results[dist]=skipped
+elif [ ! -x "$BUILD/bench/dist/bench_dist_reduce" ]; then
+  log "dist: $BUILD was configured without MPI (no MPI headers: install libopenmpi-dev, MCTALLY_MPI): stage skipped"
+  results[dist]=skipped
+else
+  export MCT_MPIEXEC=$MPIRUN
+  NGPU=$(nvidia-smi -L | wc -l)
+  step dist_ctest ctest --test-dir "$BUILD" -R dist --output-on-failure
+  # Ranks of one machine copy through cross-memory attach (cma) where the kernel allows it, else
+  # through shared-memory buffers.
+  dist_reduce() { # RANKS
+    local run=(tests/dist/mpi_launch.sh "$1" "$BUILD/bench/dist/bench_dist_reduce" --backend cuda --bins 1e6 --reps 50
+               --out "$OUT/dist_reduce_${1}gpu.json")
+    env MCT_COMMIT="$COMMIT" OMPI_MCA_btl_vader_single_copy_mechanism=cma "${run[@]}" ||
+      env MCT_COMMIT="$COMMIT" "${run[@]}"
+  }
+  step dist_reduce_1gpu dist_reduce 1
+  [ "$NGPU" -gt 1 ] && step dist_reduce_${NGPU}gpu dist_reduce "$NGPU"
+  step dist_scaling env MCT_COMMIT="$COMMIT" python3 bench/dist/scaling.py --mctally "$MCT" --launcher "$MPIRUN" \
+    --backend cuda --ranks "$(seq -s, 1 "$NGPU")" --phantom-histories 1e7 --tally-only-histories 1e9 --overhead \
+    --reps ${MCT_DIST_REPS:-3} --machine "$(head -1 "$OUT/gpu.txt") x $NGPU" --out "$OUT/dist_scaling.json"
+  step dist_overhead_host env MCT_COMMIT="$COMMIT" python3 bench/dist/scaling.py --mctally "$MCT" \
+    --launcher "$MPIRUN" --backend cuda --problems phantom --phantom-histories 1e7 --overhead --modes none \
+    --reduce host --reps ${MCT_DIST_REPS:-3} --machine "$(head -1 "$OUT/gpu.txt")" --out "$OUT/dist_overhead_host.json"
+  python3 bench/dist/table.py $(ls "$OUT"/dist_reduce_*.json "$OUT"/dist_scaling.json "$OUT"/dist_overhead_host.json \
+    2>/dev/null) >"$OUT/dist.md"
+fi
 fi
 
 # Liu 2018 test 1 (T1 of Tables II and III), then its Markdown and bar chart.

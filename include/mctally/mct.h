@@ -6,6 +6,7 @@
 #include "mctally/mct_status.h"
 #include "mctally/mct_types.h"
 #include "mctally/mct_tally.h"
+#include "mctally/mct_combine.h"
 #include "mctally/mct_plan.h"
 #include "mctally/mct_rng.h"
 #include "mctally/mct_scan.h"

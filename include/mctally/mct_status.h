@@ -26,10 +26,13 @@ extern "C" {
     X(TOO_LARGE, 110, "the request exceeds what the backend or value type can hold")   \
     X(UNSATISFIABLE, 111, "no tally method meets the stated determinism or accuracy need") \
     X(WISDOM_IGNORED, 112, "the wisdom was corrupt, truncated or stale and was ignored") \
+    X(SHAPE_MISMATCH, 113, "the tallies combined across processes differ in shape")   \
     X(BACKEND_UNAVAILABLE, 201, "the requested backend is not available")              \
     X(CUDA_ERROR, 202, "a CUDA call failed")                                           \
     X(OUT_OF_MEMORY, 203, "out of memory")                                             \
     X(EMULATION_ERROR, 204, "the CUDA emulation detected an invalid warp operation")   \
+    X(PEER_FAILED, 205, "another process combining the tally failed")                 \
+    X(COMM_ERROR, 206, "a communication call (MPI, NCCL) failed")                      \
     X(OVERFLOW, 301, "a tally exceeded the range of its value type")                   \
     X(NONFINITE_VALUE, 302, "a NaN or infinite value reached the tally")               \
     X(BIN_OUT_OF_RANGE, 303, "contributions to bins outside the tally were dropped")  \

@@ -154,6 +154,12 @@ MCT_API mct_status_t mct_tally_get_desc(mct_tally_t tally, mct_tally_desc_t* des
  * threads)", "mctally CPU emulation"), truncated to fit `size` bytes. */
 MCT_API mct_status_t mct_tally_device_name(mct_tally_t tally, char* buf, size_t size);
 
+/** Devices `backend` can hold tallies on, here: the GPUs that answer for
+ * cuda (0 without any, or in a build without CUDA), 1 for cpu and emulated;
+ * AUTO counts those of the backend it resolves to. A process among several on
+ * one machine picks its device from it (mct_tally_desc_t.device). */
+MCT_API mct_status_t mct_backend_devices(mct_backend_t backend, int* count);
+
 /** Sets the CUDA stream (a cudaStream_t) the tally's own kernels and copies use;
  * ignored by the CPU backend. */
 MCT_API mct_status_t mct_tally_set_stream(mct_tally_t tally, void* stream);

@@ -17,6 +17,7 @@
 
 #include "mctally/mct_tally.h"
 #include "sim_checkpoint.h"
+#include "sim_ranks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,14 +142,20 @@ typedef struct {
     void* checkpoint_ctx;
     /** Out: seconds spent in run_chunk, summed. */
     double engine_seconds;
+    /** Optional: the ranks sharing the run (sim_ranks.h). Each runs its slice
+     * of every batch and closes the batch through ranks->end_batch; a failure
+     * on any rank (creating the engine, a chunk, finish) ends the run on all.
+     * Resuming (first_batch > 0) and checkpoints need a run of one process. */
+    const mct_sim_ranks_t* ranks;
 } sim_run_t;
 
 /** Runs the problem: picks the engine of the tally's backend, sizes the
  * chunk, creates the engine, reserves the replicas the replicated method
- * needs, runs the batches (each closed with mct_tally_end_batch), lets the
- * engine finish and destroys it. The first failing status stops the run and
- * is returned; BACKEND_UNAVAILABLE when the problem has no engine for the
- * tally's backend. */
+ * needs, runs the batches (each closed with mct_tally_end_batch, or the
+ * ranks' end_batch), lets the engine finish and destroys it. The first
+ * failing status stops the run and is returned; BACKEND_UNAVAILABLE when the
+ * problem has no engine for the tally's backend; NOT_SUPPORTED for a resume
+ * or checkpoints with ranks. */
 mct_status_t sim_run(sim_run_t* run);
 
 /** Resuming: a problem's saved state opens with the batches it covers (int64).

@@ -75,7 +75,7 @@ mct_status_t mct_escape_run(const mct_escape_params_t* p, mct_tally_t tally, mct
     sim_run_t run = {.engines = &escape_engines, .problem = &problem, .tally = tally, .histories = p->histories,
                      .batches = p->batches, .chunk = p->chunk, .values_per_history = 1,
                      .replicas = SIM_REPLICAS_SHRINK_CHUNK, .min_chunk = p->block_size, .progress = p->progress,
-                     .progress_ctx = p->progress_ctx};
+                     .progress_ctx = p->progress_ctx, .ranks = p->ranks};
     escape_checkpoint_t cp = {p->checkpoint, p->batches};
     if ((st = sim_resume_start(p->checkpoint, tally, p->histories, p->batches, &run.first_batch))) return st;
     if (p->checkpoint && p->checkpoint->save) run.checkpoint = escape_checkpoint, run.checkpoint_ctx = &cp;

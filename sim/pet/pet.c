@@ -411,14 +411,25 @@ mct_status_t mct_pet_run(const mct_pet_params_t* p, mct_tally_t tally, mct_pet_r
     memset(out, 0, sizeof *out);
     const double t0 = sim_now_seconds();
     sim_pet_problem_t* problem = malloc(sizeof *problem);
-    if (!problem) return MCT_STATUS_OUT_OF_MEMORY;
+    if ((st = sim_ranks_agree(p->ranks, problem ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY))) {
+        free(problem);
+        return st;
+    }
     sim_pet_problem(p, problem);
     sim_pet_counters_t counters = {0, 0, 0};
     sim_run_t run = {.engines = &pet_engines, .problem = problem, .tally = tally, .histories = p->histories,
                      .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .progress = p->progress,
-                     .progress_ctx = p->progress_ctx, .finish_out = &counters};
+                     .progress_ctx = p->progress_ctx, .finish_out = &counters, .ranks = p->ranks};
     st = sim_run(&run);
     free(problem);
+    /* Every rank's counts of good events into everyone's; the discarding
+     * launch's checksum is the XOR of every rank's. */
+    if (!st && p->ranks) {
+        uint64_t sums[2] = {counters.good, counters.outside};
+        st = p->ranks->combine_u64(p->ranks->ctx, sums, 2, SIM_RANKS_SUM);
+        if (!st) st = p->ranks->combine_u64(p->ranks->ctx, &counters.checksum, 1, SIM_RANKS_XOR);
+        counters.good = sums[0], counters.outside = sums[1];
+    }
     if (st) return st;
     const double n = (double)p->histories;
     out->decays = n;

@@ -68,6 +68,7 @@
 #include "mctally/mct_tally.h"
 #include "sim_output.h"
 #include "sim_params.h"
+#include "sim_ranks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,6 +131,7 @@ typedef struct {
     int discard;             /**< benchmark only: the kernel computes each LOR's key but adds nothing */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
+    const mct_sim_ranks_t* ranks; /**< optional: the ranks sharing the run (sim_ranks.h); NULL: this process alone */
 } mct_pet_params_t;
 
 typedef struct {

@@ -174,23 +174,43 @@ static mct_status_t phantom_resume(const mct_sim_checkpoint_t* cp, mct_tally_t t
     return MCT_STATUS_SUCCESS;
 }
 
+/* Every rank's counters into everyone's *c, as one engine would have counted
+ * them (sums in double: the order of the ranks' partial sums is MPI's), and
+ * the transport time of the slowest rank. */
+static mct_status_t combine_ranks(const mct_sim_ranks_t* ranks, mct_phantom_counters_t* c, double* seconds) {
+    double sums[4] = {c->escaped, c->scored, c->uncollided, c->path_sum};
+    double maxima[4] = {c->path_max, (double)c->max_stack, (double)c->overflow, *seconds};
+    uint64_t adds = c->adds;
+    mct_status_t st = ranks->combine_f64(ranks->ctx, sums, 4, SIM_RANKS_SUM);
+    if (!st) st = ranks->combine_f64(ranks->ctx, maxima, 4, SIM_RANKS_MAX);
+    if (!st) st = ranks->combine_u64(ranks->ctx, &adds, 1, SIM_RANKS_SUM);
+    if (st) return st;
+    c->escaped = sums[0], c->scored = sums[1], c->uncollided = sums[2], c->path_sum = sums[3];
+    c->path_max = maxima[0], c->max_stack = (unsigned)maxima[1], c->overflow = (unsigned)maxima[2];
+    c->adds = adds;
+    *seconds = maxima[3];
+    return MCT_STATUS_SUCCESS;
+}
+
 /* The batches through the engine; its counters into *c. */
 static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem, mct_tally_t tally,
                                mct_phantom_result_t* r, mct_phantom_counters_t* c) {
     const int64_t n = p->voxels;
     batch_slabs_t bs = {tally, p, r, {malloc((size_t)(n * n * n) * sizeof(double)), calloc((size_t)n, sizeof(double))}};
-    mct_status_t st = bs.s.sums && bs.s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    mct_status_t st = sim_ranks_agree(p->ranks, bs.s.sums && bs.s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY);
     /* A history's deposits are not known in advance: a sort_reduce pair
      * buffer holds a batch's. */
     sim_run_t run = {.engines = &phantom_engines, .problem = problem, .tally = tally, .histories = p->histories,
                      .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch,
-                     .batch_ctx = &bs, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c};
+                     .batch_ctx = &bs, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c,
+                     .ranks = p->ranks};
     phantom_checkpoint_t cp = {p->checkpoint, p, r, c};
     if (!st) st = sim_resume_start(p->checkpoint, tally, p->histories, p->batches, &run.first_batch);
     if (!st && run.first_batch > 0) st = phantom_resume(p->checkpoint, tally, p, run.first_batch, &bs.s, r, c);
     if (p->checkpoint && p->checkpoint->save) run.checkpoint = phantom_checkpoint, run.checkpoint_ctx = &cp;
     if (!st) st = sim_run(&run);
     r->kernel_seconds = run.engine_seconds;
+    if (!st && p->ranks) st = combine_ranks(p->ranks, c, &r->kernel_seconds);
     free(bs.s.sums);
     free(bs.s.before);
     return st;
@@ -266,6 +286,8 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     else if (!out->slab_batch_mev || !out->batch_histories)
         st = MCT_STATUS_OUT_OF_MEMORY;
     if (!st) st = sim_phantom_tables_build(p, &tables);
+    /* What each rank made for itself, agreed before the ranks' batches. */
+    st = sim_ranks_agree(p->ranks, st);
     const sim_phantom_problem_t problem = {p, &tables, mct_phantom_transport_for(p, d.method, d.dtype)};
     mct_phantom_counters_t c = {0};
     if (!st) st = run_engine(p, &problem, tally, out, &c);

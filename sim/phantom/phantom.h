@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_ranks.h"
 #include "sim_output.h"
 #include "sim_checkpoint.h"
 #include "sim_params.h"
@@ -65,6 +66,7 @@ typedef struct {
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
     const mct_sim_checkpoint_t* checkpoint; /**< optional: save and resume the run (sim_checkpoint.h) */
+    const mct_sim_ranks_t* ranks; /**< optional: the ranks sharing the run (sim_ranks.h); NULL: this process alone */
 } mct_phantom_params_t;
 
 typedef struct {

@@ -172,18 +172,24 @@ mct_status_t mct_scatter_run(const mct_scatter_params_t* p, mct_tally_t tally, m
     mct_status_t st = sim_run_start(out, mct_scatter_check(p, tally), tally, &d);
     if (st) return st;
     double* sums = malloc((size_t)(p->bins * p->width) * sizeof *sums);
-    if (!sums) return MCT_STATUS_OUT_OF_MEMORY;
+    if ((st = sim_ranks_agree(p->ranks, sums ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY))) {
+        free(sums);
+        return st;
+    }
 
     *out = (mct_scatter_result_t){0};
     const double t0 = sim_now_seconds();
     sim_run_t run = {.engines = &scatter_engines, .problem = p, .tally = tally, .histories = p->n,
                      .batches = p->batches, .chunk = p->chunk, .values_per_history = p->width,
-                     .progress = p->progress, .progress_ctx = p->progress_ctx};
+                     .progress = p->progress, .progress_ctx = p->progress_ctx, .ranks = p->ranks};
     st = sim_run(&run);
     if (!st) st = mct_tally_sums(tally, sums);
     if (!st) fill_totals(p, sums, sim_now_seconds() - t0, out);
-    const int check = p->check == MCT_SCATTER_CHECK_ALWAYS ||
-                      (p->check == MCT_SCATTER_CHECK_AUTO && p->n <= MCT_SCATTER_CHECK_AUTO_MAX);
+    /* Every rank holds the same sums; the serial reference is made once, by
+     * the rank that reports. */
+    const int check = sim_ranks_root(p->ranks) &&
+                      (p->check == MCT_SCATTER_CHECK_ALWAYS ||
+                       (p->check == MCT_SCATTER_CHECK_AUTO && p->n <= MCT_SCATTER_CHECK_AUTO_MAX));
     if (!st && check) st = check_bins(p, &d, sums, out);
     free(sums);
     return st;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_ranks.h"
 #include "scatter_inputs.h"
 #include "sim_params.h"
 
@@ -52,6 +53,7 @@ typedef struct {
     mct_scatter_check_t check;
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
+    const mct_sim_ranks_t* ranks; /**< optional: the ranks sharing the run (sim_ranks.h); NULL: this process alone */
 } mct_scatter_params_t;
 
 typedef struct {

@@ -127,11 +127,12 @@ mct_status_t mct_tally_only_run(const mct_tally_only_params_t* p, mct_tally_t ta
     batch_totals_t bt = {tally, p->bins, malloc((size_t)p->bins * sizeof(double)),
                          malloc((size_t)p->batches * sizeof(double)), 0.0, malloc((size_t)p->batches * sizeof(int64_t))};
     st = bt.sums && bt.batch_total && bt.batch_size ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    st = sim_ranks_agree(p->ranks, st);
     /* The engine's default chunk counts deposits; a chunk counts particles. */
     sim_run_t run = {.engines = &tally_only_engines, .problem = p, .tally = tally, .histories = p->particles,
                      .batches = p->batches, .chunk = p->chunk, .values_per_history = p->collisions,
                      .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch, .batch_ctx = &bt,
-                     .progress = p->progress, .progress_ctx = p->progress_ctx};
+                     .progress = p->progress, .progress_ctx = p->progress_ctx, .ranks = p->ranks};
     if (!st) st = sim_run(&run);
     double total = 0.0;
     if (!st) st = running_total(tally, bt.sums, p->bins, &total);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
+#include "sim_ranks.h"
 #include "sim_params.h"
 
 #ifdef __cplusplus
@@ -46,6 +47,7 @@ typedef struct {
     int64_t chunk;       /**< most particles per engine call; 0 = chosen by the problem */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
+    const mct_sim_ranks_t* ranks; /**< optional: the ranks sharing the run (sim_ranks.h); NULL: this process alone */
 } mct_tally_only_params_t;
 
 typedef struct {

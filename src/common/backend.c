@@ -23,3 +23,18 @@ mct_backend_t mct__backend_resolve(mct_backend_t backend, int device) {
 #endif
     return MCT_BACKEND_CPU;
 }
+
+mct_status_t mct_backend_devices(mct_backend_t backend, int* count) {
+    if (!count) return MCT_STATUS_NULL_POINTER;
+    if ((unsigned)backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
+    *count = 0;
+    const mct__backend_ops_t* ops = mct__backend_ops(mct__backend_resolve(backend, 0));
+    if (!ops) return MCT_STATUS_SUCCESS;
+    if (ops != mct__backend_ops(MCT_BACKEND_CUDA)) {
+        *count = 1;
+        return MCT_STATUS_SUCCESS;
+    }
+    char name[8];
+    while (*count < 4096 && ops->probe(*count, name, sizeof name) == MCT_STATUS_SUCCESS) ++*count;
+    return MCT_STATUS_SUCCESS;
+}

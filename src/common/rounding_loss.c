@@ -116,28 +116,24 @@ mct_status_t mct_tally_enable_rounding_loss(mct_tally_t t, int sample_log2) {
     return MCT_STATUS_SUCCESS;
 }
 
-/* Bin k of a batch in the method's storage, as a double. */
-static double staged_float(const mct_tally_desc_t* d, const void* staging, int64_t k) {
-    if (d->method == MCT_METHOD_KAHAN || d->method == MCT_METHOD_KAHAN_NAIVE) {
-        const mct_kahan_pair_t* p = (const mct_kahan_pair_t*)staging + k;
-        return (double)p->sum - (double)p->comp;
-    }
-    return d->dtype == MCT_DTYPE_F32 ? (double)((const float*)staging)[k] : ((const double*)staging)[k];
-}
-
-mct_status_t mct__loss_fold(mct__loss_t* l, const mct__backend_ops_t* ops, const mct_tally_desc_t* d,
-                            const void* staging, void* stream) {
+mct_status_t mct__loss_take(mct__loss_t* l, const mct__backend_ops_t* ops, void* stream) {
     const size_t bytes = (size_t)l->bins * MCT_LOSS_SHADOW_WORDS * sizeof(double);
     mct_status_t st = ops->to_host(l->host_shadow, l->shadow, bytes, stream);
-    if (!st) st = ops->zero(l->shadow, bytes, stream);
-    if (st) return st;
+    return st ? st : ops->zero(l->shadow, bytes, stream);
+}
+
+void mct__loss_fold(mct__loss_t* l, const double* batch) {
     for (int64_t k = 0; k < l->bins; ++k) {
         l->s1[k] += l->host_shadow[MCT_LOSS_SHADOW_WORDS * k];
         l->s2[k] += l->host_shadow[MCT_LOSS_SHADOW_WORDS * k + 1];
-        l->b[k] += staged_float(d, staging, k);
+        l->b[k] += batch[k];
     }
     l->batches += 1;
-    return MCT_STATUS_SUCCESS;
+}
+
+double* mct__loss_shadow(mct__loss_t* l, int host, int64_t* words) {
+    *words = l ? l->bins * MCT_LOSS_SHADOW_WORDS : 0;
+    return l ? (host ? l->host_shadow : l->shadow) : NULL;
 }
 
 /* The one-sided standard normal quantile: z with P(Z > z) = p, 0 < p < 1/2. */

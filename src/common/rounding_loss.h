@@ -16,11 +16,16 @@ mct__loss_t** mct__tally_loss_slot(mct_tally_t tally, const mct__backend_ops_t**
 /** Fills the view's shadow fields (NULL and 0 when loss is NULL). */
 void mct__loss_view(mct__loss_t* loss, mct_tally_view_t* view);
 
-/** At a batch's end, with the batch's bins in `staging` (host copy, the
- * method's storage): folds the bins and the shadow into the estimate and
- * zeroes the shadow. */
-mct_status_t mct__loss_fold(mct__loss_t* loss, const mct__backend_ops_t* ops, const mct_tally_desc_t* desc,
-                            const void* staging, void* stream);
+/** At a batch's end: copies the shadow to the host copy and zeroes it. */
+mct_status_t mct__loss_take(mct__loss_t* loss, const mct__backend_ops_t* ops, void* stream);
+
+/** Then folds the host copy of the shadow and the batch's bins (as doubles,
+ * combined with other processes' where the batch is) into the estimate. */
+void mct__loss_fold(mct__loss_t* loss, const double* batch);
+
+/** The shadow in backend memory (host 0) or its host copy (host 1), and its
+ * length in doubles; NULL and 0 when loss is NULL. */
+double* mct__loss_shadow(mct__loss_t* loss, int host, int64_t* words);
 
 /** The estimate's accumulated state for a tally's saved state (tally.c):
  * its size in bytes (0 for NULL), a copy into p, and the copy read back into

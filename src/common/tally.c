@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "rounding_loss.h"
+#include "mctally/mct_combine.h"
 #include "mctally/mct_config.h"
 #include "mctally/mct_tally.h"
 #include "plan.h"
@@ -90,9 +91,16 @@ static mct_status_t validate_desc(const mct_tally_desc_t* d) {
     return mct__plan_validate(d);
 }
 
+/* The host copy of a batch: the method's storage, then rewritten in place as
+ * 8-byte exact or double values (canonicalize_staged). */
+static size_t staging_bytes(const mct_tally_t t) {
+    const size_t canonical = (size_t)t->desc.bins * 8;
+    return bins_bytes(t) > canonical ? bins_bytes(t) : canonical;
+}
+
 static mct_status_t alloc_host_stats(mct_tally_t t) {
     size_t n = (size_t)t->desc.bins;
-    t->staging = malloc(bins_bytes(t));
+    t->staging = malloc(staging_bytes(t));
     t->mean = calloc(n, sizeof(double));
     t->m2 = calloc(n, sizeof(double));
     if (is_integer(t->desc.dtype))
@@ -104,14 +112,14 @@ static mct_status_t alloc_host_stats(mct_tally_t t) {
 }
 
 /* Refuses tallies whose bins (backend memory) or statistics (host memory, 3
- * doubles and one staged value per bin) cannot fit, before allocating any. On
+ * doubles and one staged value of at least 8 bytes per bin) cannot fit, before allocating any. On
  * the CPU backend both live in the same memory. */
 static mct_status_t check_memory(const mct_tally_t t) {
     size_t dev_free = 0, host_free = 0, total = 0;
     mct_status_t st = t->ops->mem_info(t->desc.device, &dev_free, &total);
     if (!st) st = mct__backend_cpu.mem_info(0, &host_free, &total);
     if (st) return st;
-    const double host_need = (double)t->desc.bins * (3.0 * sizeof(double) + (double)mct_dtype_size(t->desc.dtype));
+    const double host_need = (double)t->desc.bins * 3.0 * sizeof(double) + (double)staging_bytes(t);
     const double dev_need = (double)bins_bytes(t) + (double)pairs_bytes(t);
     if (t->ops == &mct__backend_cpu) return host_need + dev_need > (double)host_free ? MCT_STATUS_TOO_LARGE : MCT_STATUS_SUCCESS;
     return (host_need > (double)host_free || dev_need > (double)dev_free) ? MCT_STATUS_TOO_LARGE : MCT_STATUS_SUCCESS;
@@ -341,50 +349,122 @@ mct_status_t mct_tally_flags(mct_tally_t t, unsigned* flags) {
     return MCT_STATUS_SUCCESS;
 }
 
-/* The value of bin k of the staged batch, as a double and (integers) exactly;
- * *exact_ok is cleared for a u64 value past INT64_MAX, which the int64 sums
- * cannot take. */
-static double staged_value(const mct_tally_t t, int64_t k, int64_t* exact, int* exact_ok) {
-    if (t->desc.method == MCT_METHOD_FIXED)
-        return (double)((const int64_t*)t->staging)[k] / ldexp(1.0, t->desc.fixed_frac_bits);
-    if (t->desc.method == MCT_METHOD_KAHAN || t->desc.method == MCT_METHOD_KAHAN_NAIVE) {
-        const mct_kahan_pair_t* p = (const mct_kahan_pair_t*)t->staging + k;
-        return (double)p->sum - (double)p->comp;
-    }
-    switch (t->desc.dtype) {
-    case MCT_DTYPE_I32: *exact = ((const int32_t*)t->staging)[k]; return (double)*exact;
-    case MCT_DTYPE_U64: {
-        const uint64_t u = ((const uint64_t*)t->staging)[k];
-        *exact_ok = u <= (uint64_t)INT64_MAX;
-        *exact = *exact_ok ? (int64_t)u : 0;
-        return (double)u;
-    }
-    case MCT_DTYPE_F32: return (double)((const float*)t->staging)[k];
-    default: return ((const double*)t->staging)[k];
-    }
+static mct_batch_kind_t batch_kind(const mct_tally_t t) {
+    return is_integer(t->desc.dtype) || t->desc.method == MCT_METHOD_FIXED ? MCT_BATCH_EXACT : MCT_BATCH_FLOAT;
 }
 
-/* Folds the staged batch. Integer tallies: each bin's exact int64 sum takes
- * the batch's value by a checked add; a value or sum past the int64 range
- * leaves that bin's sum as it was and sets *overflow. Bins are independent, so
- * the fold runs over them in parallel (10^8-10^9 bins of a PET LOR map):
- * each bin's arithmetic, and so every result, is the same as in order. */
-static int fold_staged_batch(mct_tally_t t, int64_t histories, int* overflow) {
+/* Large tallies (10^8-10^9 bins of a PET LOR map) are converted and folded
+ * by OpenMP threads; each bin's arithmetic, and so every result, is the same
+ * as in order. */
+#define MCT_PARALLEL_BINS (INT64_C(1) << 20)
+
+/* Widens 4-byte values to 8 bytes in place: bins [ceil(h/2), h) read bytes
+ * below 4h and write bytes from 8 ceil(h/2) >= 4h up, so each such range is
+ * converted in parallel, from the top half down, without a bin being
+ * overwritten before it is read. */
+#define MCT_WIDEN_IN_PLACE(S, BINS, FROM, TO)                                                       \
+    do {                                                                                              \
+        const FROM* from_ = (const FROM*)(S);                                                         \
+        TO* to_ = (TO*)(S);                                                                           \
+        int64_t hi_ = (BINS);                                                                         \
+        while (hi_ > 1) {                                                                             \
+            const int64_t lo_ = (hi_ + 1) / 2;                                                        \
+            _Pragma("omp parallel for schedule(static) if (hi_ - lo_ >= MCT_PARALLEL_BINS)")          \
+            for (int64_t k = lo_; k < hi_; ++k) to_[k] = (TO)from_[k];                                \
+            hi_ = lo_;                                                                                \
+        }                                                                                             \
+        if ((BINS) > 0) to_[0] = (TO)from_[0];                                                        \
+    } while (0)
+
+/* Rewrites the staged batch (the method's storage, host copy) in place as its
+ * combinable form (mct_combine.h): int64 for integer tallies and fixed, double
+ * otherwise (MCT_WIDEN_IN_PLACE for 4-byte types). Returns OVERFLOW's flag when a bin has no
+ * exact int64 value (a u64 bin past INT64_MAX, a fixed bin at -2^63): it
+ * becomes MCT_BATCH_EXACT_OVERFLOW. */
+static unsigned canonicalize_staged(mct_tally_t t) {
+    void* s = t->staging;
+    int64_t* exact = s;
+    double* value = s;
+    const int64_t bins = t->desc.bins;
+    unsigned flags = 0;
+    const int par = bins >= MCT_PARALLEL_BINS;
+    if (t->desc.method == MCT_METHOD_FIXED) {
+#pragma omp parallel for schedule(static) reduction(| : flags) if (par)
+        for (int64_t k = 0; k < bins; ++k)
+            if (exact[k] == MCT_BATCH_EXACT_OVERFLOW) flags |= MCT_TALLY_FLAG_OVERFLOW;
+        return flags;
+    }
+    if (t->desc.method == MCT_METHOD_KAHAN || t->desc.method == MCT_METHOD_KAHAN_NAIVE) {
+#pragma omp parallel for schedule(static) if (par)
+        for (int64_t k = 0; k < bins; ++k) {
+            const mct_kahan_pair_t p = ((const mct_kahan_pair_t*)s)[k];
+            value[k] = (double)p.sum - (double)p.comp;
+        }
+        return 0;
+    }
+    switch (t->desc.dtype) {
+    case MCT_DTYPE_I32: MCT_WIDEN_IN_PLACE(s, bins, int32_t, int64_t); break;
+    case MCT_DTYPE_U64:
+#pragma omp parallel for schedule(static) reduction(| : flags) if (par)
+        for (int64_t k = 0; k < bins; ++k) {
+            const uint64_t u = ((const uint64_t*)s)[k];
+            if (u > (uint64_t)INT64_MAX) flags |= MCT_TALLY_FLAG_OVERFLOW;
+            exact[k] = u > (uint64_t)INT64_MAX ? MCT_BATCH_EXACT_OVERFLOW : (int64_t)u;
+        }
+        break;
+    case MCT_DTYPE_F32: MCT_WIDEN_IN_PLACE(s, bins, float, double); break;
+    default: break; /* f64: already doubles */
+    }
+    return flags;
+}
+
+/* The range a combined exact bin of the tally's type must lie in. */
+static void exact_range(const mct_tally_t t, int64_t* lo, int64_t* hi) {
+    *lo = MCT_BATCH_EXACT_OVERFLOW + 1;
+    *hi = INT64_MAX;
+    if (t->desc.method == MCT_METHOD_FIXED) return;
+    if (t->desc.dtype == MCT_DTYPE_I32) *lo = INT32_MIN, *hi = INT32_MAX;
+    if (t->desc.dtype == MCT_DTYPE_U64) *lo = 0;
+}
+
+/* Folds the canonical batch (canonicalize_staged, combined with other
+ * processes' where it is) of `histories` histories. Exact bins: a bin out of
+ * its type's range sets *overflow; a marked bin (no exact value) also leaves
+ * that bin's statistics as they were; integer tallies' exact int64 sums take
+ * the batch by a checked add, a sum past the int64 range leaving that bin's
+ * sum as it was and setting *overflow. Float bins are folded whatever they
+ * hold; returns 1 when one is not finite. The rounding-loss estimate takes the
+ * same batch. */
+static int fold_batch(mct_tally_t t, int64_t histories, int* overflow) {
     int nonfinite = 0, ovf = 0;
+    const int exact_kind = batch_kind(t) == MCT_BATCH_EXACT;
+    const int64_t* exact = t->staging;
+    double* value = t->staging;
+    const double scale = ldexp(1.0, t->desc.method == MCT_METHOD_FIXED ? t->desc.fixed_frac_bits : 0);
+    int64_t lo, hi;
+    exact_range(t, &lo, &hi);
     double w = (double)histories, wsum = (double)(t->histories + histories);
-#pragma omp parallel for schedule(static) reduction(| : nonfinite, ovf) if (t->desc.bins >= (INT64_C(1) << 20))
+#pragma omp parallel for schedule(static) reduction(| : nonfinite, ovf) if (t->desc.bins >= MCT_PARALLEL_BINS)
     for (int64_t k = 0; k < t->desc.bins; ++k) {
-        int64_t exact = 0, next = 0;
-        int exact_ok = 1;
-        double s = staged_value(t, k, &exact, &exact_ok);
-        if (!isfinite(s)) nonfinite = 1;
-        if (t->isum) {
-            if (exact_ok && !__builtin_add_overflow(t->isum[k], exact, &next))
-                t->isum[k] = next;
-            else
-                ovf = 1;
-        } else
+        double s;
+        if (exact_kind) {
+            const int64_t v = exact[k];
+            if (v == MCT_BATCH_EXACT_OVERFLOW || v < lo || v > hi) ovf = 1;
+            if (v == MCT_BATCH_EXACT_OVERFLOW) continue;
+            s = (double)v / scale;
+            int64_t next = 0;
+            if (t->isum) {
+                if (!__builtin_add_overflow(t->isum[k], v, &next))
+                    t->isum[k] = next;
+                else
+                    ovf = 1;
+            } else
+                t->fsum[k] += s;
+        } else {
+            s = value[k];
             t->fsum[k] += s;
+        }
+        if (!isfinite(s)) nonfinite = 1;
         double x = s / w, delta = x - t->mean[k];
         t->mean[k] += delta * (w / wsum);
         t->m2[k] += w * delta * (x - t->mean[k]);
@@ -392,6 +472,7 @@ static int fold_staged_batch(mct_tally_t t, int64_t histories, int* overflow) {
     if (ovf) *overflow = 1;
     t->batches += 1;
     t->histories += histories;
+    if (t->loss && !exact_kind) mct__loss_fold(t->loss, value);
     return nonfinite;
 }
 
@@ -421,29 +502,100 @@ mct_status_t mct_tally_flush(mct_tally_t t) {
     return st;
 }
 
-mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) {
+mct_status_t mct_tally_batch_shape(mct_tally_t t, mct_batch_t* b) {
+    if (!t || !b) return MCT_STATUS_NULL_POINTER;
+    memset(b, 0, sizeof *b);
+    b->bins = t->desc.bins;
+    b->dtype = t->desc.dtype;
+    b->method = t->desc.method;
+    b->kind = batch_kind(t);
+    b->fixed_frac_bits = t->desc.method == MCT_METHOD_FIXED ? t->desc.fixed_frac_bits : 0;
+    if (b->kind == MCT_BATCH_EXACT) exact_range(t, &b->exact_min, &b->exact_max);
+    mct__loss_shadow(t->loss, 0, &b->shadow_words);
+    b->backend = t->desc.backend;
+    b->device = t->desc.device;
+    b->stream = t->stream;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* Drops an open batch whose combination failed, so that the tally is left
+ * between batches as after any other batch end (the rest of the run is over
+ * on every process anyway). */
+static void drop_batch(mct_tally_t t) {
+    int64_t words = 0;
+    double* shadow = mct__loss_shadow(t->loss, 0, &words);
+    t->ops->zero(t->bins, bins_bytes(t), t->stream);
+    if (shadow) t->ops->zero(shadow, (size_t)words * sizeof(double), t->stream);
+    t->ops->synchronize(t->stream);
+}
+
+/* The batch end of both entries: without a combiner, the batch of this
+ * process alone (histories >= 1, refused before anything is read when the
+ * counts would pass INT64_MAX); with one, agreed, then combined (mct_combine.h). */
+static mct_status_t end_batch(mct_tally_t t, int64_t histories, const mct_batch_combiner_t* c) {
     if (!t) return MCT_STATUS_NULL_POINTER;
-    if (histories < 1) return MCT_STATUS_INVALID_VALUE;
-    /* The counters stay exact: a batch that would take them past INT64_MAX is
-     * refused before anything is read, and stays in the bins. */
-    if (histories > INT64_MAX - t->histories || t->batches == INT64_MAX) return MCT_STATUS_OVERFLOW;
+    if (c && (!c->agree || !c->reduce_host)) return MCT_STATUS_NULL_POINTER;
+    if (histories < (c ? 0 : 1)) return MCT_STATUS_INVALID_VALUE;
     mct_status_t st;
     unsigned flags = 0;
-    if ((st = mct_tally_flush(t))) return st;
+    mct_batch_t b;
+    int reduced = 0;
+    if (!c) {
+        /* The counters stay exact: a batch that would take them past INT64_MAX
+         * is refused before anything is read, and stays in the bins. */
+        if (histories > INT64_MAX - t->histories || t->batches == INT64_MAX) return MCT_STATUS_OVERFLOW;
+        if ((st = mct_tally_flush(t)) || (st = take_flags(t, &flags))) return st;
+    } else {
+        mct_tally_batch_shape(t, &b);
+        st = mct_tally_flush(t);
+        if (!st) st = take_flags(t, &flags);
+        b.status = st;
+        b.flags = flags;
+        b.histories = histories;
+        const mct_status_t agreed = c->agree(c->ctx, &b);
+        if (st || agreed || b.status) {
+            drop_batch(t);
+            return st ? st : agreed ? agreed : b.status;
+        }
+        flags = b.flags;
+        histories = b.histories;
+        if (histories == 0) {
+            drop_batch(t);
+            return MCT_STATUS_INVALID_VALUE;
+        }
+        /* As above, on every process alike: the batch stays in the bins. */
+        if (histories < 0 || histories > INT64_MAX - t->histories || t->batches == INT64_MAX) return MCT_STATUS_OVERFLOW;
+        b.device_bins = t->bins;
+        b.device_shadow = mct__loss_shadow(t->loss, 0, &b.shadow_words);
+        if (c->reduce_device && (st = c->reduce_device(c->ctx, &b, &reduced))) return st;
+    }
     if ((st = t->ops->to_host(t->staging, t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = t->ops->zero(t->bins, bins_bytes(t), t->stream))) return st;
-    if ((st = take_flags(t, &flags))) return st;
-    if (t->loss && (st = mct__loss_fold(t->loss, t->ops, &t->desc, t->staging, t->stream))) return st;
-    int sum_overflow = 0;
-    const int nonfinite = fold_staged_batch(t, histories, &sum_overflow);
-    if (sum_overflow) {
-        flags |= MCT_TALLY_FLAG_OVERFLOW;
-        t->flags_seen |= MCT_TALLY_FLAG_OVERFLOW;
+    if (t->loss && (st = mct__loss_take(t->loss, t->ops, t->stream))) return st;
+    flags |= canonicalize_staged(t);
+    if (c && !reduced) {
+        if (b.kind == MCT_BATCH_EXACT)
+            b.exact = t->staging;
+        else
+            b.values = t->staging;
+        b.shadow = mct__loss_shadow(t->loss, 1, &b.shadow_words);
+        if ((st = c->reduce_host(c->ctx, &b))) return st;
     }
+    int sum_overflow = 0;
+    const int nonfinite = fold_batch(t, histories, &sum_overflow);
+    if (sum_overflow) flags |= MCT_TALLY_FLAG_OVERFLOW;
+    t->flags_seen |= flags;
     if (flags & MCT_TALLY_FLAG_OUT_OF_RANGE) return MCT_STATUS_BIN_OUT_OF_RANGE;
     if (flags & MCT_TALLY_FLAG_OVERFLOW) return MCT_STATUS_OVERFLOW;
     if (nonfinite || (flags & MCT_TALLY_FLAG_NONFINITE)) return MCT_STATUS_NONFINITE_VALUE;
     return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_end_batch(mct_tally_t t, int64_t histories) { return end_batch(t, histories, NULL); }
+
+mct_status_t mct_tally_end_batch_combined(mct_tally_t t, int64_t histories, const mct_batch_combiner_t* c) {
+    if (!c) return MCT_STATUS_NULL_POINTER;
+    return end_batch(t, histories, c);
 }
 
 mct_status_t mct_tally_counts(mct_tally_t t, int64_t* batches, int64_t* histories) {

@@ -76,6 +76,40 @@ int mct_cli_open_regular(const char* path, const char* what, FILE** out);
  * (malloc'd, NUL after the last byte); 1 after a message. */
 int mct_cli_read_file(const char* path, const char* what, size_t max_bytes, char** data, size_t* size);
 
+/** The processes of one `run` (cli_ranks.c, the only part of the tool that
+ * names MPI): the ranks mpirun started, sharing the run through
+ * libmctally_mpi. A run with no launcher has none (NULL). Every call but
+ * `failure` is collective. */
+typedef struct mct_cli_ranks mct_cli_ranks_t;
+struct mct_cli_ranks {
+    int rank, size;
+    int local_rank;                   /* among the ranks of this machine: picks its GPU */
+    const mct_sim_ranks_t* sim;       /* for the problems, once a tally is attached */
+    /* Every rank's status combined (mct_dist_agree): SUCCESS, this rank's own
+     * failure, or PEER_FAILED (failure() then names the rank). */
+    mct_status_t (*agree)(mct_cli_ranks_t* r, mct_status_t local);
+    /* Rank 0's value to every rank. */
+    mct_status_t (*broadcast)(mct_cli_ranks_t* r, int64_t* value);
+    /* The ranks' tallies made one (mct_dist_create); `sim` is set after it. */
+    mct_status_t (*attach)(mct_cli_ranks_t* r, mct_tally_t tally, int transport);
+    /* After a successful run: the combined determinism, and what the
+     * reduction cost (transport name, seconds, bytes). */
+    mct_status_t (*report)(mct_cli_ranks_t* r, mct_determinism_t* det, const char** transport, double* agree_s,
+                           double* reduce_s, double* bytes);
+    /* The rank and status of the failure the last agreement saw. */
+    void (*failure)(const mct_cli_ranks_t* r, int* rank, mct_status_t* status);
+    /* Ends every rank now (after a failure the ranks cannot agree on). */
+    void (*abort)(mct_cli_ranks_t* r, int code);
+    void* impl;
+};
+
+/** Starts the ranks when mpirun (or another MPI launcher) started this
+ * process: *out is NULL without one. 1 after a message when it cannot (a
+ * build without MPI under a launcher of several ranks). */
+int mct_cli_ranks_start(int* argc, char*** argv, mct_cli_ranks_t** out);
+/** Ends them (MPI_Finalize); NULL is fine. */
+void mct_cli_ranks_stop(mct_cli_ranks_t* r);
+
 /** `mctally run`'s arguments after parsing: the problem file read, the flags
  * applied over it. */
 typedef struct {
@@ -90,6 +124,8 @@ typedef struct {
     int64_t checkpoint_every;
     const char* resume;      /* --resume FILE */
     mct_sim_checkpoint_t cp; /* handed to the problem */
+    mct_cli_ranks_t* ranks;  /* the run's ranks, NULL for one process */
+    int reduce;              /* --reduce: 0 auto, 1 host, 2 nccl (mct_dist_transport_t) */
     mct_pet_index_t pet_index; /* pet: the LOR index the tally was made for (mct_cli_pet_create) */
     char pet_index_note[256];  /* pet: why, when `auto` did not give the full map */
 } mct_cli_run_args_t;
@@ -129,7 +165,8 @@ typedef struct {
 
 /** The run's identity as JSON text (malloc'd): version, problem, resolved
  * backend and method, type, bins, seed, histories, batches, the loss sample
- * and every parameter of the problem. */
+ * and every parameter of the problem. What a checkpoint must match, and what
+ * the ranks of one run compare. */
 char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct_tally_t tally, int loss_sample_log2);
 /** 1 after a message when `path` cannot take a checkpoint. */
 int mct_cli_checkpoint_check_path(const char* path);
@@ -143,12 +180,24 @@ int mct_cli_checkpoint_resume(const char* path, const char* identity, mct_tally_
 
 /* ---- What the problems' runners share (cli_run.c) ---- */
 struct cJSON;
+/** What the ranks of a run report once it has succeeded on all of them. */
+typedef struct {
+    int ranks;
+    mct_determinism_t det; /* of the combined tally (mct_dist_determinism), or the tally's own */
+    const char* transport; /* NULL without ranks */
+    double agree_s, reduce_s, bytes;
+} mct_cli_rank_report_t;
+/** After a problem's run succeeded on every rank: their report (collective).
+ * 1 after a message when it fails; 2 on the ranks that write nothing (all but
+ * rank 0: they stop there); else 0. */
+int mct_cli_ranks_report(const mct_cli_run_args_t* a, mct_tally_t tally, mct_cli_rank_report_t* rep);
 /** The fields every result.json opens with (version, problem, backend,
  * device, method, type, determinism, plan, histories, seed, batches,
- * seconds); also the tally's resolved descriptor and device name. */
-struct cJSON* mct_cli_result_header(const mct_cli_run_args_t* a, mct_tally_t tally, const char* problem,
-                                    int64_t histories, uint64_t seed, int64_t batches, double seconds,
-                                    mct_tally_desc_t* d, char* device, size_t device_size);
+ * seconds, ranks and the reduction); also the tally's resolved descriptor
+ * and device name. */
+struct cJSON* mct_cli_result_header(const mct_cli_run_args_t* a, const mct_cli_rank_report_t* rep, mct_tally_t tally,
+                                    const char* problem, int64_t histories, uint64_t seed, int64_t batches,
+                                    double seconds, mct_tally_desc_t* d, char* device, size_t device_size);
 /** Adds result.json to the run's output set and commits the set; 1 after a message. */
 int mct_cli_write_result(const mct_cli_run_args_t* a, struct cJSON* root);
 /** Creates the run's output directory when it is not there; 1 after a message. */
@@ -168,7 +217,8 @@ int mct_cli_run_pet(const mct_cli_run_args_t* a, mct_tally_t tally);
 int mct_cli_pet_matrix(int argc, char** argv);
 int mct_cli_pet_reco(int argc, char** argv);
 
-int mct_cli_run(int argc, char** argv);
+/** `mctally run` on this process, or on every rank of `ranks` (NULL: one process). */
+int mct_cli_run(int argc, char** argv, mct_cli_ranks_t* ranks);
 int mct_cli_methods(int argc, char** argv);
 int mct_cli_bench(int argc, char** argv);
 int mct_cli_accumulate(int argc, char** argv);

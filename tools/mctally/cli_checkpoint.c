@@ -68,6 +68,26 @@ char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct
     if (!strcmp(problem, "escape")) {
         add_table(params, &mct_escape_param_table, &cfg->escape);
         cJSON_AddStringToObject(params, "launch", cfg->escape.launch == MCT_ESCAPE_LAUNCH_FULL ? "full" : "paper");
+    } else if (!strcmp(problem, "tally_only")) {
+        add_table(params, &mct_tally_only_param_table, &cfg->tally_only);
+        cJSON_AddStringToObject(params, "launch", cfg->tally_only.launch == MCT_TALLY_ONLY_LAUNCH_FULL ? "full" : "paper");
+    } else if (!strcmp(problem, "pet")) {
+        const mct_pet_params_t* p = &cfg->pet;
+        add_table(params, &mct_pet_param_table, p);
+        snprintf(text, sizeof text, "%d %d %d", (int)p->source, (int)p->index, p->nshapes);
+        cJSON_AddStringToObject(params, "source index shapes", text);
+        cJSON* shapes = cJSON_AddArrayToObject(params, "shapes");
+        for (int i = 0; i < p->nshapes && i < MCT_PET_MAX_SHAPES; ++i) {
+            const mct_pet_shape_t* sh = &p->shapes[i];
+            char line[256];
+            snprintf(line, sizeof line, "%d %.17g %.17g %.17g %.17g %.17g %.17g %.17g", (int)sh->kind, sh->centre[0],
+                     sh->centre[1], sh->centre[2], sh->size[0], sh->size[1], sh->size[2], sh->activity);
+            cJSON_AddItemToArray(shapes, cJSON_CreateString(line));
+        }
+    } else if (!strcmp(problem, "scatter")) {
+        add_table(params, &mct_scatter_param_table, &cfg->scatter);
+        snprintf(text, sizeof text, "%s %d", mct_scatter_pattern_name(cfg->scatter.pattern), (int)cfg->scatter.check);
+        cJSON_AddStringToObject(params, "pattern check", text);
     } else {
         const mct_phantom_params_t* p = &cfg->phantom;
         add_table(params, &mct_phantom_param_table, p);

@@ -31,10 +31,11 @@ static double available_bytes(void) {
 }
 
 /* The host memory a run of `bins` takes: the tally's statistics and staging
- * (3 doubles and a value per bin), the exact counts the run reads back (8
- * bytes per bin), and on the host backends the bins themselves. */
+ * (3 doubles per bin, and a batch's values widened to 8 bytes), the exact
+ * counts the run reads back (8 bytes per bin), and on the host backends the
+ * bins themselves. */
 static double host_bytes(int64_t bins, mct_dtype_t dtype, mct_backend_t backend) {
-    const double per_bin = 24.0 + 8.0 + (double)mct_dtype_size(dtype) * (backend == MCT_BACKEND_CUDA ? 1.0 : 2.0);
+    const double per_bin = 24.0 + 8.0 + 8.0 + (backend == MCT_BACKEND_CUDA ? 0.0 : (double)mct_dtype_size(dtype));
     return (double)bins * per_bin;
 }
 
@@ -197,10 +198,14 @@ static int run_status(mct_status_t st, const run_args_t* a, const mct_pet_params
 int mct_cli_run_pet(const run_args_t* a, mct_tally_t tally) {
     mct_pet_params_t p = a->cfg.pet;
     p.index = a->pet_index;
+    p.ranks = a->ranks ? a->ranks->sim : NULL;
     mct_status_t st = mct_pet_check(&p, tally);
     if (st) return run_status(st, a, &p, tally);
     mct_pet_result_t r;
     if ((st = mct_pet_run(&p, tally, &r))) return run_status(st, a, &p, tally);
+    mct_cli_rank_report_t rep;
+    const int ranked = mct_cli_ranks_report(a, tally, &rep);
+    if (ranked) return ranked == 2 ? 0 : 1;
 
     int64_t bins = 0;
     mct_pet_bins(&p, p.index, &bins);
@@ -226,7 +231,7 @@ int mct_cli_run_pet(const run_args_t* a, mct_tally_t tally) {
 
     mct_tally_desc_t d;
     char device[256];
-    cJSON* root = mct_cli_result_header(a, tally, "pet", p.histories, p.seed, p.batches, r.seconds, &d, device,
+    cJSON* root = mct_cli_result_header(a, &rep, tally, "pet", p.histories, p.seed, p.batches, r.seconds, &d, device,
                                         sizeof device);
     cJSON* t = cJSON_CreateObject();
     cJSON_AddStringToObject(t, "name", "lor");

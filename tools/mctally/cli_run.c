@@ -19,6 +19,7 @@ static const char run_usage[] =
     "                            [--determinism not_guaranteed|run_to_run|bitwise]\n"
     "                            [--plan estimate|measure] [--wisdom FILE]\n"
     "                            [--checkpoint FILE [--checkpoint-every N]] [--resume FILE]\n"
+    "                            [--reduce auto|host|nccl]\n"
     "Runs the problem described by FILE.ini; flags override the file. Writes\n"
     "DIR/result.json (default DIR: out), with the plan that chose the method. The\n"
     "method defaults to auto: the planner picks the fastest method that meets the\n"
@@ -30,6 +31,10 @@ static const char run_usage[] =
     "--checkpoint FILE saves the run after every N batches (default 1) and after\n"
     "the last; --resume FILE continues a run of the same problem, parameters,\n"
     "seed and version from its last saved batch (escape and phantom).\n"
+    "Under mpirun (mpirun -n R mctally run FILE.ini) the ranks share every\n"
+    "batch's histories and combine its bins; rank 0 writes the results. --reduce\n"
+    "picks how (host: MPI on host buffers; nccl: NCCL on the GPUs; auto: NCCL\n"
+    "where every rank's float tally is on its own GPU).\n"
     "Outputs are written to temporaries and renamed into place together,\n"
     "result.json last; existing symbolic links, directories, devices and inputs\n"
     "at their names are refused.\n";
@@ -93,6 +98,15 @@ static int parse_flag(run_args_t* a, const char* flag, const char* value) {
         a->resume = value;
         return 0;
     }
+    if (!strcmp(flag, "--reduce")) {
+        static const char* const names[] = {"auto", "host", "nccl"};
+        for (int i = 0; i < 3; ++i)
+            if (!strcmp(value, names[i])) {
+                a->reduce = i;
+                return 0;
+            }
+        return mct_cli_error("--reduce %s: expected auto, host or nccl", value);
+    }
     if (!strcmp(flag, "--checkpoint-every"))
         return mct_cli_parse_i64(value, 1, INT64_MAX, &a->checkpoint_every)
                    ? mct_cli_error("--checkpoint-every %s: expected a whole number of batches >= 1", value)
@@ -129,7 +143,7 @@ int mct_cli_run_parse(int argc, char** argv, run_args_t* a) {
     a->loss_threshold = 0.01;
     static const char* const flags[] = {"--backend", "--method", "--dtype", "--histories", "--batches",
                                         "--seed", "--out", "--loss-sample", "--loss-threshold", "--determinism", "--plan",
-                                        "--wisdom", "--checkpoint", "--checkpoint-every", "--resume"};
+                                        "--wisdom", "--checkpoint", "--checkpoint-every", "--resume", "--reduce"};
     /* The file is read first; flags are remembered and applied after it. */
     const char* pending[32][2];
     int npending = 0;
@@ -296,6 +310,21 @@ static int write_result(const run_args_t* a, cJSON* root) {
 }
 
 static int report_status(mct_status_t st, const run_args_t* a, const char* what) {
+    if (st == MCT_STATUS_PEER_FAILED && a->ranks) {
+        int failed = -1;
+        mct_status_t why = MCT_STATUS_SUCCESS;
+        a->ranks->failure(a->ranks, &failed, &why);
+        if (failed >= 0)
+            return mct_cli_error("%s: rank %d of %d stops: rank %d failed (%s: %s)", what, a->ranks->rank, a->ranks->size,
+                                 failed, mct_status_name(why), mct_status_string(why));
+        return mct_cli_error("%s: rank %d of %d stops: another rank failed", what, a->ranks->rank, a->ranks->size);
+    }
+    if (st == MCT_STATUS_COMM_ERROR && a->ranks) {
+        /* The ranks can no longer agree: every rank ends now, none waits. */
+        mct_cli_error("%s: rank %d of %d: %s (%s); ending every rank", what, a->ranks->rank, a->ranks->size,
+                      mct_status_string(st), mct_status_name(st));
+        a->ranks->abort(a->ranks, 1);
+    }
 
     if (st == MCT_STATUS_NOT_SUPPORTED)
         return mct_cli_error("%s: method %s cannot serve %s on the %s backend (see: mctally methods)", what,
@@ -309,11 +338,26 @@ static int report_status(mct_status_t st, const run_args_t* a, const char* what)
     return mct_cli_error("%s: %s (%s)", what, mct_status_string(st), mct_status_name(st));
 }
 
+typedef mct_cli_rank_report_t rank_report_t;
+
+/* After a problem's run succeeded on every rank: their report (collective).
+ * Returns 1 after a message when it fails, 2 on the ranks that write nothing
+ * (all but rank 0), else 0. */
+static int ranks_report(const run_args_t* a, mct_tally_t tally, rank_report_t* rep) {
+    *rep = (rank_report_t){1, MCT_NOT_GUARANTEED, NULL, 0.0, 0.0, 0.0};
+    if (!a->ranks) return mct_tally_determinism(tally, &rep->det) ? 1 : 0;
+    rep->ranks = a->ranks->size;
+    const mct_status_t st =
+        a->ranks->report(a->ranks, &rep->det, &rep->transport, &rep->agree_s, &rep->reduce_s, &rep->bytes);
+    if (st) return report_status(st, a, "run");
+    return a->ranks->rank == 0 ? 0 : 2;
+}
+
 /* The fields every problem's result.json opens with; also returns the tally's
  * resolved descriptor and device name for the caller's summary line. */
-static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* problem, int64_t histories,
-                            uint64_t seed, int64_t batches, double seconds, mct_tally_desc_t* d, char* device,
-                            size_t device_size) {
+static cJSON* result_header(const run_args_t* a, const rank_report_t* rep, mct_tally_t tally, const char* problem,
+                            int64_t histories, uint64_t seed, int64_t batches, double seconds, mct_tally_desc_t* d,
+                            char* device, size_t device_size) {
     mct_tally_get_desc(tally, d);
     mct_tally_device_name(tally, device, device_size);
     cJSON* root = cJSON_CreateObject();
@@ -324,10 +368,9 @@ static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* 
     cJSON_AddStringToObject(root, "device", device);
     cJSON_AddStringToObject(root, "method", mct_method_name(d->method));
     cJSON_AddStringToObject(root, "dtype", mct_dtype_name(d->dtype));
-    /* What the run delivered: replicated loses run_to_run when its replicas were shared. */
-    mct_determinism_t det = MCT_NOT_GUARANTEED;
-    mct_tally_determinism(tally, &det);
-    cJSON_AddStringToObject(root, "determinism", mct_determinism_name(det));
+    /* What the run delivered: replicated loses run_to_run when its replicas
+     * were shared, float tallies when several ranks summed them. */
+    cJSON_AddStringToObject(root, "determinism", mct_determinism_name(rep->det));
     if (d->method == MCT_METHOD_REPLICATED) {
         int64_t replicas = 0, writers = 0;
         mct_tally_replicas(tally, &replicas, &writers);
@@ -341,11 +384,22 @@ static cJSON* result_header(const run_args_t* a, mct_tally_t tally, const char* 
     cJSON_AddItemToObject(root, "seed", raw_integer(seed, 0));
     cJSON_AddItemToObject(root, "batches", raw_integer((uint64_t)batches, 0));
     cJSON_AddNumberToObject(root, "seconds", seconds);
+    cJSON_AddNumberToObject(root, "ranks", rep->ranks);
+    if (rep->transport) {
+        /* The slowest rank's seconds: agreeing (mostly waiting for the others)
+         * and summing the bins. */
+        cJSON* r = cJSON_AddObjectToObject(root, "reduction");
+        cJSON_AddStringToObject(r, "transport", rep->transport);
+        cJSON_AddNumberToObject(r, "agree_seconds", rep->agree_s);
+        cJSON_AddNumberToObject(r, "reduce_seconds", rep->reduce_s);
+        cJSON_AddNumberToObject(r, "bytes_per_rank", rep->bytes);
+    }
     return root;
 }
 
 static int run_escape(const run_args_t* a, mct_tally_t tally) {
     mct_escape_params_t p = a->cfg.escape;
+    p.ranks = a->ranks ? a->ranks->sim : NULL;
     p.checkpoint = &a->cp;
     mct_status_t st = mct_escape_check(&p, tally);
     if (st) return report_status(st, a, "escape");
@@ -353,10 +407,13 @@ static int run_escape(const run_args_t* a, mct_tally_t tally) {
         fprintf(stderr, "mctally: warning: f32 counts round above 2^24 per batch; use more batches for exact counts\n");
     mct_escape_result_t r;
     if ((st = mct_escape_run(&p, tally, &r))) return report_status(st, a, "escape");
+    rank_report_t rep;
+    const int ranked = ranks_report(a, tally, &rep);
+    if (ranked) return ranked == 2 ? 0 : 1;
 
     mct_tally_desc_t d;
     char device[256];
-    cJSON* root = result_header(a, tally, "escape", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
+    cJSON* root = result_header(a, &rep, tally, "escape", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
     cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
     cJSON* te = tally_json(tally, "escape");
     add_rounding_loss(te, tally, "escape", a->loss_threshold);
@@ -421,12 +478,16 @@ static cJSON* tally_only_json(const mct_tally_only_params_t* p, const mct_tally_
 
 static int run_tally_only(const run_args_t* a, mct_tally_t tally) {
     mct_tally_only_params_t p = a->cfg.tally_only;
+    p.ranks = a->ranks ? a->ranks->sim : NULL;
     mct_tally_only_result_t r;
     mct_status_t st = mct_tally_only_run(&p, tally, &r);
     if (st) return float_problem_status(st, a, "tally_only", p.bins);
+    rank_report_t rep;
+    const int ranked = ranks_report(a, tally, &rep);
+    if (ranked) return ranked == 2 ? 0 : 1;
     mct_tally_desc_t d;
     char device[256];
-    cJSON* root = result_header(a, tally, "tally_only", p.particles, p.seed, p.batches, r.seconds, &d, device,
+    cJSON* root = result_header(a, &rep, tally, "tally_only", p.particles, p.seed, p.batches, r.seconds, &d, device,
                                 sizeof device);
     cJSON* te = tally_entry(tally, "energy", r.total);
     add_rounding_loss(te, tally, "energy", a->loss_threshold);
@@ -465,13 +526,17 @@ static cJSON* scatter_json(const mct_scatter_params_t* p, const mct_scatter_resu
 
 static int run_scatter(const run_args_t* a, mct_tally_t tally) {
     mct_scatter_params_t p = a->cfg.scatter;
+    p.ranks = a->ranks ? a->ranks->sim : NULL;
     mct_scatter_result_t r;
     mct_status_t st = mct_scatter_run(&p, tally, &r);
     if (st) return float_problem_status(st, a, "scatter", p.bins * p.width);
+    rank_report_t rep;
+    const int ranked = ranks_report(a, tally, &rep);
+    if (ranked) return ranked == 2 ? 0 : 1;
     mct_tally_desc_t d;
     char device[256];
     cJSON* root =
-        result_header(a, tally, "scatter", p.n, p.seed, p.batches, r.seconds, &d, device, sizeof device);
+        result_header(a, &rep, tally, "scatter", p.n, p.seed, p.batches, r.seconds, &d, device, sizeof device);
     cJSON* te = tally_entry(tally, "cells", r.total);
     add_rounding_loss(te, tally, "cells", a->loss_threshold);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), te);
@@ -607,6 +672,7 @@ static int phantom_status(mct_status_t st, const run_args_t* a) {
 
 static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     mct_phantom_params_t p = a->cfg.phantom;
+    p.ranks = a->ranks ? a->ranks->sim : NULL;
     p.checkpoint = &a->cp;
     mct_status_t st = mct_phantom_check(&p, tally);
     if (st) return phantom_status(st, a);
@@ -615,6 +681,12 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     if (st) {
         if (st == MCT_STATUS_OVERFLOW) mct_phantom_result_free(&r);
         return phantom_status(st, a);
+    }
+    rank_report_t rep;
+    const int ranked = ranks_report(a, tally, &rep);
+    if (ranked) {
+        mct_phantom_result_free(&r);
+        return ranked == 2 ? 0 : 1;
     }
     const int64_t bins = (int64_t)p.voxels * p.voxels * p.voxels;
     double* mean = malloc((size_t)bins * sizeof *mean);
@@ -631,7 +703,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         mct_tally_desc_t d;
         char device[256];
         cJSON* root =
-            result_header(a, tally, "phantom", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
+            result_header(a, &rep, tally, "phantom", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
         /* Per-voxel values are in the MetaImage files, not here (10^6 bins). */
         cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
         cJSON* t = cJSON_CreateObject();
@@ -722,115 +794,263 @@ int mct_cli_run_desc(const run_args_t* ap, mct_tally_desc_t* dp) {
     return 0;
 }
 
-int mct_cli_run(int argc, char** argv) {
-    run_args_t a;
-    const int parsed = mct_cli_run_parse(argc, argv, &a);
-    if (parsed) return parsed == 2 ? 0 : 1;
-    const int checkpointed = a.checkpoint || a.resume;
-    if (checkpointed && strcmp(a.cfg.type, "escape") && strcmp(a.cfg.type, "phantom"))
-        return mct_cli_error("run: --checkpoint and --resume serve the escape and phantom problems, not %s", a.cfg.type);
-    if (a.checkpoint_every && !a.checkpoint) return mct_cli_error("run: --checkpoint-every needs --checkpoint FILE");
-    if (!a.checkpoint_every) a.checkpoint_every = 1;
+/* A step that can fail on one rank alone (its own files, memory, device),
+ * agreed by every rank so that none goes on to a collective the others have
+ * left. rc: this rank's result (non-zero: it printed why). Returns non-zero
+ * on every rank when any failed; a rank that did not fail says which did. */
+static int agree_step(const run_args_t* a, int rc, const char* what) {
+    if (!a->ranks) return rc;
+    const mct_status_t st = a->ranks->agree(a->ranks, rc ? MCT_STATUS_INVALID_STATE : MCT_STATUS_SUCCESS);
+    if (!st) return 0;
+    if (!rc) {
+        int failed = -1;
+        mct_status_t why = MCT_STATUS_SUCCESS;
+        a->ranks->failure(a->ranks, &failed, &why);
+        if (st == MCT_STATUS_COMM_ERROR) return report_status(st, a, what);
+        mct_cli_error("%s: rank %d of %d stops: rank %d failed (its message says why)", what, a->ranks->rank,
+                      a->ranks->size, failed);
+    }
+    return 1;
+}
+
+/* Checks before anything is made: the options that go together, and that no
+ * output is an input or a file that cannot be replaced. */
+static int run_prepare(run_args_t* a) {
+    const int checkpointed = a->checkpoint || a->resume;
+    if (checkpointed && a->ranks)
+        return mct_cli_error("run: --checkpoint and --resume need a run of one process, not %d MPI ranks",
+                             a->ranks->size);
+    if (checkpointed && strcmp(a->cfg.type, "escape") && strcmp(a->cfg.type, "phantom"))
+        return mct_cli_error("run: --checkpoint and --resume serve the escape and phantom problems, not %s", a->cfg.type);
+    if (a->checkpoint_every && !a->checkpoint) return mct_cli_error("run: --checkpoint-every needs --checkpoint FILE");
+    if (!a->checkpoint_every) a->checkpoint_every = 1;
     /* Inputs are never outputs (compared by device and inode): the problem
      * file, and the checkpoint resumed from unless the new checkpoints replace
      * it (they are complete before they do). The wisdom file is read and
      * written back by design. */
     sim_out_install_signals();
-    if (sim_out_protect(a.file)) return mct_cli_error("run: too many inputs");
-    if (a.checkpoint && mct_cli_checkpoint_check_path(a.checkpoint)) return 1;
-    if (a.resume && (!a.checkpoint || strcmp(a.resume, a.checkpoint)) && sim_out_protect(a.resume))
+    if (sim_out_protect(a->file)) return mct_cli_error("run: too many inputs");
+    if (a->checkpoint && mct_cli_checkpoint_check_path(a->checkpoint)) return 1;
+    if (a->resume && (!a->checkpoint || strcmp(a->resume, a->checkpoint)) && sim_out_protect(a->resume))
         return mct_cli_error("run: too many inputs");
-    {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/result.json", a.out_dir);
-        if (a.checkpoint && !strcmp(path, a.checkpoint))
-            return mct_cli_error("--checkpoint '%s' is the run's result file", a.checkpoint);
-        struct stat st_dir;
-        if (stat(a.out_dir, &st_dir) == 0 && mct_cli_check_out_file(path)) return 1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/result.json", a->out_dir);
+    if (a->checkpoint && !strcmp(path, a->checkpoint))
+        return mct_cli_error("--checkpoint '%s' is the run's result file", a->checkpoint);
+    struct stat st_dir;
+    if (stat(a->out_dir, &st_dir) == 0 && mct_cli_check_out_file(path)) return 1;
+    return 0;
+}
+
+/* Every rank runs rank 0's problem: the same parameters, histories, batches,
+ * seed, backend and method (mct_cli_run_identity); an MPMD launch could give
+ * them others. Collective; 1 on every rank when one differs. */
+static int same_run(const run_args_t* a, mct_tally_t tally) {
+    mct_cli_config_t* cfg = malloc(sizeof *cfg);
+    char* id = NULL;
+    if (cfg) {
+        *cfg = a->cfg;
+        cfg->pet.index = a->pet_index; /* the one made, where rank 0's file said auto */
+        id = mct_cli_run_identity(a->cfg.type, cfg, tally, a->loss_sample_log2);
     }
-    sim_out_set_t* outputs = malloc(sizeof *outputs);
-    if (!outputs) return mct_cli_error("out of memory");
-    sim_out_init(outputs);
-    a.outputs = outputs;
-    mct_tally_desc_t d;
-    if (mct_cli_run_desc(&a, &d)) return 1;
-    const int phantom = !strcmp(a.cfg.type, "phantom");
-    const int tally_only = !strcmp(a.cfg.type, "tally_only"), scatter = !strcmp(a.cfg.type, "scatter");
-    const int pet = !strcmp(a.cfg.type, "pet");
-    mct_wisdom_t wisdom = NULL;
-    if (mct_cli_wisdom_open(a.cfg.wisdom, &wisdom)) {
-        mct_wisdom_destroy(wisdom);
-        return 1;
-    }
-    d.wisdom = wisdom;
-    mct_tally_t tally = NULL;
-    mct_status_t st = MCT_STATUS_SUCCESS;
-    if (pet)
-        tally = mct_cli_pet_create(&a, &d, &st);
-    else
-        st = mct_tally_create(&tally, &d);
+    free(cfg);
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (const char* c = id ? id : ""; *c; ++c) h = (h ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
+    const int have_id = id != NULL;
+    free(id);
+    int64_t root_h = (int64_t)(h >> 1);
+    if (a->ranks->broadcast(a->ranks, &root_h)) return report_status(MCT_STATUS_COMM_ERROR, a, "run");
     int rc = 0;
-    mct_cli_checkpoint_t ckpt = {NULL, NULL, NULL};
-    void* resume_state = NULL;
+    if (!have_id)
+        rc = mct_cli_error("out of memory");
+    else if (root_h != (int64_t)(h >> 1))
+        rc = mct_cli_error("run: rank %d of %d runs another problem than rank 0 (its parameters, histories, batches, "
+                           "seed, backend or method differ)", a->ranks->rank, a->ranks->size);
+    return agree_step(a, rc, "run");
+}
+
+/* Creates the run's tally (*tally NULL after a failure, with a message).
+ * With ranks: each rank takes the GPU of its place on its machine, rank 0
+ * alone plans (and reads and writes the wisdom file) and the others create
+ * the method it chose, so that every rank runs the same kernels; then the
+ * tallies are attached to each other (shapes compared). Collective. */
+/* The tally of the run's problem: pet chooses its LOR index
+ * (mct_cli_pet_create, which says why it fails: *said). */
+static mct_status_t create_tally(run_args_t* a, mct_tally_desc_t* d, mct_tally_t* tally, int* said) {
+    *said = 0;
+    if (strcmp(a->cfg.type, "pet")) return mct_tally_create(tally, d);
+    mct_status_t st = MCT_STATUS_SUCCESS;
+    *tally = mct_cli_pet_create(a, d, &st);
+    *said = st && st != MCT_STATUS_UNSATISFIABLE;
+    return st;
+}
+
+static int run_tally(run_args_t* a, mct_tally_desc_t* d, mct_wisdom_t* wisdom, mct_tally_t* tally) {
+    const int root = !a->ranks || a->ranks->rank == 0;
+    *tally = NULL;
+    int rc = mct_cli_run_desc(a, d);
+    if (!rc && root && mct_cli_wisdom_open(a->cfg.wisdom, wisdom)) rc = 1;
+    d->wisdom = *wisdom;
+    if (!rc && a->ranks) {
+        int devices = 0;
+        if (!mct_backend_devices(d->backend, &devices) && devices > 0) d->device = a->ranks->local_rank % devices;
+    }
+    mct_status_t st = MCT_STATUS_SUCCESS;
+    int said = 0;
+    if (!rc && root) st = create_tally(a, d, tally, &said);
+    if (a->ranks) {
+        /* Rank 0's method, and the LOR index a pet run chose. */
+        mct_tally_desc_t made;
+        int64_t method = *tally && !mct_tally_get_desc(*tally, &made) ? (int64_t)made.method : -1;
+        int64_t index = a->pet_index;
+        if (a->ranks->broadcast(a->ranks, &method) || a->ranks->broadcast(a->ranks, &index))
+            return report_status(MCT_STATUS_COMM_ERROR, a, "run");
+        if (!rc && !root && method >= 0) {
+            d->method = (mct_method_t)method;
+            a->cfg.pet.index = (mct_pet_index_t)index;
+            st = create_tally(a, d, tally, &said);
+        }
+        if (!rc && !root && method < 0) st = MCT_STATUS_PEER_FAILED;
+    }
     mct_plan_info_t why;
-    if (st == MCT_STATUS_UNSATISFIABLE && (d.wisdom = NULL, mct_plan(&d, &why) == MCT_STATUS_UNSATISFIABLE)) {
+    if (rc || st == MCT_STATUS_PEER_FAILED) {
+        /* said already, or rank 0 says it */
+    } else if (st == MCT_STATUS_UNSATISFIABLE && (d->wisdom = NULL, mct_plan(d, &why) == MCT_STATUS_UNSATISFIABLE)) {
         rc = mct_cli_error("cannot create the tally: %s", why.reason);
     } else if (st) {
-        /* pet: mct_cli_pet_create said why (all but UNSATISFIABLE) */
-        rc = pet && st != MCT_STATUS_UNSATISFIABLE ? 1 : report_status(st, &a, "cannot create the tally");
-    } else {
+        rc = said ? 1 : report_status(st, a, "cannot create the tally");
+    } else if (root) {
         mct_plan_info_t plan;
-        mct_tally_plan_info(tally, &plan);
+        mct_tally_plan_info(*tally, &plan);
         if (plan.source != MCT_PLAN_SOURCE_EXPLICIT)
             printf("plan: %s (%s, %.2g s) -- %s\n", mct_method_name(plan.method), mct_plan_source_name(plan.source),
                    plan.seconds, plan.reason);
-        /* Float tallies estimate their rounding loss unless asked not to (the
-         * estimate needs float values: not fixed, not integer types). */
-        mct_tally_desc_t got;
-        mct_tally_get_desc(tally, &got);
-        const int loss = a.loss_sample_log2 >= 0 && (got.dtype == MCT_DTYPE_F32 || got.dtype == MCT_DTYPE_F64) &&
-                         got.method != MCT_METHOD_FIXED;
-        if (loss && (st = mct_tally_enable_rounding_loss(tally, a.loss_sample_log2)))
-            rc = report_status(st, &a, "cannot enable the rounding-loss estimate");
-        if (!rc && checkpointed) {
-            ckpt.path = a.checkpoint;
-            ckpt.tally = tally;
-            ckpt.identity = mct_cli_run_identity(a.cfg.type, &a.cfg, tally, loss ? a.loss_sample_log2 : -1);
-            if (!ckpt.identity) rc = mct_cli_error("out of memory");
-            if (!rc && a.resume)
-                rc = mct_cli_checkpoint_resume(a.resume, ckpt.identity, tally, &resume_state, &a.cp.resume_bytes);
-            if (!rc && a.resume) {
-                int64_t done = 0;
-                mct_tally_counts(tally, &done, NULL);
-                printf("resume: %s at batch %lld of %lld\n", a.resume, (long long)done, (long long)a.cfg.batches);
-            }
-            a.cp.resume = resume_state;
-            a.cp.every = a.checkpoint_every;
-            a.cp.save = a.checkpoint ? mct_cli_checkpoint_save : NULL;
-            a.cp.ctx = &ckpt;
-        }
-        if (!rc)
-            rc = phantom      ? run_phantom(&a, tally)
-                 : tally_only ? run_tally_only(&a, tally)
-                 : scatter    ? run_scatter(&a, tally)
-                 : pet        ? mct_cli_run_pet(&a, tally)
-                              : run_escape(&a, tally);
     }
-    mct_tally_destroy(tally);
-    free(ckpt.identity);
-    free(resume_state);
-    sim_out_abort(outputs); /* after a failure: the temporaries of an uncommitted set */
-    free(outputs);
-    if (wisdom && mct_cli_wisdom_close(a.cfg.wisdom, wisdom)) rc = 1;
+    if (st == MCT_STATUS_PEER_FAILED) rc = 1;
+    /* Float tallies estimate their rounding loss unless asked not to (the
+     * estimate needs float values: not fixed, not integer types). */
+    mct_tally_desc_t got;
+    if (!rc && !mct_tally_get_desc(*tally, &got) && a->loss_sample_log2 >= 0 &&
+        (got.dtype == MCT_DTYPE_F32 || got.dtype == MCT_DTYPE_F64) && got.method != MCT_METHOD_FIXED &&
+        (st = mct_tally_enable_rounding_loss(*tally, a->loss_sample_log2)))
+        rc = report_status(st, a, "cannot enable the rounding-loss estimate");
+    if (a->ranks) {
+        /* A rank that failed after rank 0 succeeded names itself; rank 0's
+         * failure was reported by rank 0. */
+        if (agree_step(a, rc && st != MCT_STATUS_PEER_FAILED, "run") || rc) rc = 1;
+        /* Every rank runs rank 0's problem: the same parameters, histories,
+         * batches, seed, backend and method (an MPMD launch could differ). */
+        if (!rc) rc = same_run(a, *tally);
+        if (!rc && (st = a->ranks->attach(a->ranks, *tally, a->reduce))) {
+            if (st == MCT_STATUS_SHAPE_MISMATCH)
+                rc = mct_cli_error("run: rank %d of %d: the ranks' tallies differ in shape (bins, type, method "
+                                   "family, fraction bits or rounding-loss sample): run the same problem on every rank",
+                                   a->ranks->rank, a->ranks->size);
+            else if (st == MCT_STATUS_NOT_SUPPORTED)
+                rc = mct_cli_error("run: --reduce nccl needs a float tally (not kahan, fixed or integer) on its own "
+                                   "GPU on every rank, and a build with NCCL (MCTALLY_NCCL)");
+            else
+                rc = report_status(st, a, "run");
+        }
+    }
+    if (rc) {
+        mct_tally_destroy(*tally);
+        *tally = NULL;
+    }
     return rc;
 }
 
+/* The problem's run on this process (with checkpoints when asked for). */
+static int run_problem(run_args_t* a, mct_tally_t tally) {
+    int rc = 0;
+    mct_cli_checkpoint_t ckpt = {NULL, NULL, NULL};
+    void* resume_state = NULL;
+    if (a->checkpoint || a->resume) {
+        mct_tally_desc_t got;
+        mct_tally_get_desc(tally, &got);
+        const int loss = a->loss_sample_log2 >= 0 && (got.dtype == MCT_DTYPE_F32 || got.dtype == MCT_DTYPE_F64) &&
+                         got.method != MCT_METHOD_FIXED;
+        ckpt.path = a->checkpoint;
+        ckpt.tally = tally;
+        ckpt.identity = mct_cli_run_identity(a->cfg.type, &a->cfg, tally, loss ? a->loss_sample_log2 : -1);
+        if (!ckpt.identity) rc = mct_cli_error("out of memory");
+        if (!rc && a->resume) rc = mct_cli_checkpoint_resume(a->resume, ckpt.identity, tally, &resume_state, &a->cp.resume_bytes);
+        if (!rc && a->resume) {
+            int64_t done = 0;
+            mct_tally_counts(tally, &done, NULL);
+            printf("resume: %s at batch %lld of %lld\n", a->resume, (long long)done, (long long)a->cfg.batches);
+        }
+        a->cp.resume = resume_state;
+        a->cp.every = a->checkpoint_every;
+        a->cp.save = a->checkpoint ? mct_cli_checkpoint_save : NULL;
+        a->cp.ctx = &ckpt;
+    }
+    if (!rc) {
+        const char* type = a->cfg.type;
+        rc = !strcmp(type, "phantom")      ? run_phantom(a, tally)
+             : !strcmp(type, "tally_only") ? run_tally_only(a, tally)
+             : !strcmp(type, "scatter")    ? run_scatter(a, tally)
+             : !strcmp(type, "pet")        ? mct_cli_run_pet(a, tally)
+                                           : run_escape(a, tally);
+    }
+    free(ckpt.identity);
+    free(resume_state);
+    return rc;
+}
+
+int mct_cli_run(int argc, char** argv, mct_cli_ranks_t* ranks) {
+    run_args_t a;
+    const int parsed = mct_cli_run_parse(argc, argv, &a);
+    a.ranks = ranks;
+    if (ranks && agree_step(&a, parsed == 1, "run")) return 1;
+    if (parsed) return parsed == 2 ? 0 : 1;
+    if (ranks && ranks->rank != 0)
+        a.cfg.escape.progress = a.cfg.phantom.progress = a.cfg.tally_only.progress = a.cfg.scatter.progress =
+            a.cfg.pet.progress = NULL;
+    if (agree_step(&a, run_prepare(&a), "run")) return 1;
+    sim_out_set_t* outputs = malloc(sizeof *outputs);
+    if (outputs) sim_out_init(outputs);
+    a.outputs = outputs;
+    if (agree_step(&a, outputs ? 0 : mct_cli_error("out of memory"), "run")) {
+        free(outputs);
+        return 1;
+    }
+    mct_tally_desc_t d;
+    mct_wisdom_t wisdom = NULL;
+    mct_tally_t tally = NULL;
+    int rc = run_tally(&a, &d, &wisdom, &tally);
+    if (!rc) rc = run_problem(&a, tally);
+    mct_tally_destroy(tally);
+    sim_out_abort(outputs); /* after a failure: the temporaries of an uncommitted set */
+    free(outputs);
+    if (wisdom && mct_cli_wisdom_close(a.cfg.wisdom, wisdom)) rc = 1;
+    /* Rank 0 alone wrote the results: every rank exits as it did. A failure
+     * all ranks agreed on before was reported by each already. */
+    if (ranks) {
+        const int failed_all = rc;
+        const mct_status_t st = ranks->agree(ranks, rc ? MCT_STATUS_IO_ERROR : MCT_STATUS_SUCCESS);
+        if (st && !failed_all) {
+            int failed = -1;
+            mct_status_t why;
+            ranks->failure(ranks, &failed, &why);
+            rc = mct_cli_error("run: rank %d of %d: rank %d failed at the end of the run (its message says why)",
+                               ranks->rank, ranks->size, failed);
+        }
+    }
+    return rc;
+}
+
+
 /* ---- For the problems' runners in other files (cli.h) ---- */
 
-cJSON* mct_cli_result_header(const run_args_t* a, mct_tally_t tally, const char* problem, int64_t histories,
-                             uint64_t seed, int64_t batches, double seconds, mct_tally_desc_t* d, char* device,
-                             size_t device_size) {
-    return result_header(a, tally, problem, histories, seed, batches, seconds, d, device, device_size);
+int mct_cli_ranks_report(const run_args_t* a, mct_tally_t tally, mct_cli_rank_report_t* rep) {
+    return ranks_report(a, tally, rep);
+}
+
+cJSON* mct_cli_result_header(const run_args_t* a, const mct_cli_rank_report_t* rep, mct_tally_t tally,
+                             const char* problem, int64_t histories, uint64_t seed, int64_t batches, double seconds,
+                             mct_tally_desc_t* d, char* device, size_t device_size) {
+    return result_header(a, rep, tally, problem, histories, seed, batches, seconds, d, device, device_size);
 }
 
 int mct_cli_write_result(const run_args_t* a, cJSON* root) { return write_result(a, root); }

@@ -13,6 +13,7 @@ static const char usage[] =
     "               [--histories N] [--seed S] [--batches B] [--out DIR]\n"
     "               [--determinism D] [--plan estimate|measure] [--wisdom FILE]\n"
     "                       run a Monte Carlo problem, write DIR/result.json\n"
+    "                       (mpirun -n R mctally run ...: R ranks share it)\n"
     "  accumulate --bins B --keys FILE --values FILE --out FILE [--method M]\n"
     "             [--backend B] [--dtype T] [--frac-bits N]\n"
     "                       tally user data (u32 keys, f64 values) into B bins\n"
@@ -45,7 +46,14 @@ int main(int argc, char** argv) {
         printf("mctally %s\n", mct_version());
         return 0;
     }
-    if (!strcmp(cmd, "run")) return mct_cli_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "run")) {
+        /* Under mpirun the ranks share the run (cli_ranks.c). */
+        mct_cli_ranks_t* ranks = NULL;
+        if (mct_cli_ranks_start(&argc, &argv, &ranks)) return 1;
+        const int rc = mct_cli_run(argc - 2, argv + 2, ranks);
+        mct_cli_ranks_stop(ranks);
+        return rc;
+    }
     if (!strcmp(cmd, "methods")) return mct_cli_methods(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return mct_cli_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "accumulate")) return mct_cli_accumulate(argc - 2, argv + 2);
