@@ -73,17 +73,25 @@ typedef struct {
 } run_t;
 
 /* p's run into t, reps times after a warm-up of 1/16 of the decays; the
- * median kernel time. */
+ * median kernel time (batch ends untimed). Each run in the fewest batches
+ * that t's type admits (an i32 tally: at most 2^31 - 1 decays a batch). */
 static run_t timed(const mct_pet_params_t* p, mct_tally_t t, int reps) {
     run_t out;
     memset(&out, 0, sizeof out);
     double times[32];
     if (reps > 32) reps = 32;
+    mct_tally_desc_t d;
+    mct_status_t st = mct_tally_get_desc(t, &d);
+    if (st) {
+        snprintf(out.error, sizeof out.error, "%s", mct_status_name(st));
+        return out;
+    }
     for (int r = -1; r < reps; ++r) {
         mct_pet_params_t q = *p;
         if (r < 0) q.histories = p->histories / 16 > 0 ? p->histories / 16 : 1;
+        q.batches = mct_pet_min_batches(q.histories, d.dtype);
         mct_pet_result_t res;
-        const mct_status_t st = mct_pet_run(&q, t, &res);
+        st = mct_pet_run(&q, t, &res);
         if (st) {
             snprintf(out.error, sizeof out.error, "%s", mct_status_name(st));
             return out;
@@ -130,7 +138,6 @@ static void voxel_params(mct_pet_params_t* p, int ring, int doi, int64_t decays)
     p->doi = doi;
     p->attenuation_mm = 10.4; /* the book's BGO */
     p->histories = decays;
-    p->batches = 1;
     p->seed = 2022;
 }
 

@@ -27,13 +27,19 @@ def main(path):
         best_peer = max(e["gupdates_per_s"] for e in c["peers"].values())
         row.append(f"{best_ours / best_peer:.2f}×")
         print("| " + " | ".join(row) + " |")
-    print("\nGupdates/s. Per-call overhead (µs, median):\n")
-    print("| n | scatter_add | Tally add + end_batch | Tally add | C call (accumulate) | index_add_ |")
-    print("|---|---|---|---|---|---|")
+    auto = [f"{c['bins']:g} {c['pattern']}: {c['mctally']['auto']['method']}" for c in doc["cases"]
+            if c["mctally"].get("auto", {}).get("method")]
+    print("\nGupdates/s." + (f" `auto` ran: {'; '.join(auto)}." if auto else "") + " Per-call overhead (µs, median):\n")
+    print("| n | scatter_add | scatter_add, cache off | Tally add + end_batch | Tally add | C call (accumulate) | index_add_ |")
+    print("|---|---|---|---|---|---|---|")
+
+    def us(r, k):
+        return "–" if r.get(k) is None else f"{r[k] * 1e6:.1f}"
+
     for r in doc["overhead"]:
-        c = r.get("c_accumulate_call_s")
-        print(f"| {r['n']} | {r['scatter_add_s'] * 1e6:.1f} | {r['tally_add_end_batch_s'] * 1e6:.1f} | "
-              f"{r['tally_add_s'] * 1e6:.1f} | {'–' if c is None else f'{c * 1e6:.1f}'} | {r['index_add_s'] * 1e6:.1f} |")
+        print(f"| {r['n']} | {us(r, 'scatter_add_s')} | {us(r, 'scatter_add_uncached_s')} | "
+              f"{us(r, 'tally_add_end_batch_s')} | {us(r, 'tally_add_s')} | {us(r, 'c_accumulate_call_s')} | "
+              f"{us(r, 'index_add_s')} |")
     return 0
 
 

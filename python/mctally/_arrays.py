@@ -5,7 +5,7 @@ library and only when needed (uint32/int32 keys and float64 values in C order
 pass through untouched)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
@@ -14,24 +14,102 @@ import numpy as np
 _KEY_DTYPES = ("uint32", "int32")
 
 
+#: Libraries by array type, filled as types are met: which library a type
+#: belongs to never changes, so it is worked out once per type.
+_LIB_OF_TYPE = {np.ndarray: "numpy"}
+_U32, _I32, _F64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float64)
+
+
 def library_of(x: Any) -> str:
     """'numpy', 'torch', 'cupy', or 'cai' (another __cuda_array_interface__ producer)."""
+    lib = _LIB_OF_TYPE.get(type(x))
+    if lib is not None:
+        return lib
     mod = type(x).__module__.split(".", 1)[0]
-    if mod == "torch":
-        return "torch"
-    if mod == "cupy":
-        return "cupy"
+    if mod in ("torch", "cupy"):
+        _LIB_OF_TYPE[type(x)] = mod
+        return mod
     if isinstance(x, np.ndarray):
+        _LIB_OF_TYPE[type(x)] = "numpy"
         return "numpy"
+    # Decided per object: the interface may be an instance attribute.
     if hasattr(x, "__cuda_array_interface__") and not hasattr(x, "__dlpack__"):
         return "cai"
     return "numpy"
 
 
+class _Torch:
+    """PyTorch's dtypes and its current-stream query, looked up once (PyTorch
+    is imported only when a tensor has been met, so it is already loaded)."""
+
+    def __init__(self) -> None:
+        import torch
+
+        self.torch = torch
+        self.f64 = torch.float64
+        self.keys = (torch.int32, getattr(torch, "uint32", torch.int32))
+        # The raw cudaStream_t of a device's current stream without building a
+        # Stream object: what Triton and torch.compile call per launch.
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.raw_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
+
+
+_torch_info: Optional[_Torch] = None
+
+
+def torch_info() -> _Torch:
+    global _torch_info
+    if _torch_info is None:
+        _torch_info = _Torch()
+    return _torch_info
+
+
+def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, Any, Any, int]:
+    """(library, keys, values, number of keys): the arrays of one add in the C
+    API's types (as_keys, as_values), from one library. Arrays already in those
+    types are checked and passed on as they are; width 1: keys and values must
+    have the same size (grouped adds check their shape first)."""
+    tk = type(keys)
+    if tk is np.ndarray and type(values) is np.ndarray:
+        lib = "numpy"
+        kd = keys.dtype
+        if not ((kd is _U32 or kd is _I32) and keys.ndim and keys.flags.c_contiguous):
+            keys = as_keys(keys, lib, err)
+        if not (values.dtype is _F64 and values.ndim and values.flags.c_contiguous):
+            values = as_values(values, lib, err)
+        n, nv = keys.size, values.size
+    else:
+        if tk in (list, tuple):
+            keys = np.asarray(keys)
+        if type(values) in (list, tuple):
+            values = np.asarray(values)
+        lib, vlib = library_of(keys), library_of(values)
+        if lib == "numpy" and not isinstance(keys, np.ndarray):
+            keys = np.asarray(keys)
+        if vlib == "numpy" and not isinstance(values, np.ndarray):
+            values = np.asarray(values)
+        if lib != vlib:
+            raise err("INVALID_VALUE", f"{what}: keys ({lib}) and values ({vlib}) come from different libraries")
+        if lib == "torch":
+            ti = torch_info()
+            if not (keys.dtype in ti.keys and keys.is_contiguous()):
+                keys = as_keys(keys, lib, err)
+            if not (values.dtype is ti.f64 and values.is_contiguous()):
+                values = as_values(values, lib, err)
+            n, nv = keys.numel(), values.numel()
+        else:
+            keys = as_keys(keys, lib, err)
+            values = as_values(values, lib, err)
+            n, nv = size_of(keys, lib), size_of(values, lib)
+    if width == 1 and n != nv:
+        raise err("INVALID_VALUE", f"{what}: keys and values differ in length ({n} keys, {nv} values)")
+    return lib, keys, values, n
+
+
 def device_of(x: Any, lib: str) -> Tuple[str, int]:
     """('cpu', 0) or ('cuda', ordinal)."""
     if lib == "torch":
-        return ("cuda", x.device.index or 0) if x.is_cuda else ("cpu", 0)
+        return ("cuda", x.get_device()) if x.is_cuda else ("cpu", 0)
     if lib == "cupy":
         return ("cuda", int(x.device.id))
     if lib == "cai":
@@ -39,23 +117,36 @@ def device_of(x: Any, lib: str) -> Tuple[str, int]:
     return ("cpu", 0)
 
 
-def current_stream(x: Any, lib: str) -> Tuple[Optional[int], Any]:
-    """The caller's current CUDA stream for x's device, as (cudaStream_t, stream object)."""
-    if lib == "torch" and x.is_cuda:
-        import torch
+def stream_of(x: Any, lib: str) -> Optional[int]:
+    """The caller's current CUDA stream (a cudaStream_t) for x's device, or
+    None where no stream applies (host arrays). Asked on every add: the
+    caller may change streams between calls (torch.cuda.stream(...))."""
+    if lib == "torch":
+        return torch_info().raw_stream(x.get_device()) if x.is_cuda else None
+    if lib == "cupy":
+        import cupy
 
-        s = torch.cuda.current_stream(x.device)
-        return int(s.cuda_stream), s
+        try:
+            return int(cupy.cuda.get_current_stream(x.device.id).ptr)
+        except TypeError:  # CuPy without the device argument
+            with cupy.cuda.Device(x.device.id):
+                return int(cupy.cuda.get_current_stream().ptr)
+    if lib == "cai":
+        st = x.__cuda_array_interface__.get("stream")
+        return int(st) if st is not None else 1  # 1: the legacy default stream (CAI v3)
+    return None
+
+
+def stream_synchronizer(x: Any, lib: str) -> Optional[Callable[[], None]]:
+    """A call that waits for x's current stream (stream_of's), or None."""
+    if lib == "torch" and x.is_cuda:
+        return torch_info().torch.cuda.current_stream(x.device).synchronize
     if lib == "cupy":
         import cupy
 
         with cupy.cuda.Device(x.device.id):
-            s = cupy.cuda.get_current_stream()
-        return int(s.ptr), s
-    if lib == "cai":
-        st = x.__cuda_array_interface__.get("stream")
-        return (int(st) if st is not None else 1), None  # 1: the legacy default stream (CAI v3)
-    return None, None
+            return cupy.cuda.get_current_stream().synchronize
+    return None
 
 
 def _dtype_name(x: Any, lib: str) -> str:
@@ -159,12 +250,21 @@ def to_library(host: np.ndarray, lib: str, like: Any) -> Any:
     return host
 
 
+def to_numpy(x: Any, lib: str) -> np.ndarray:
+    """x as a host NumPy array (copied from the device where it lives there)."""
+    if lib == "torch":
+        return x.cpu().numpy()
+    if lib == "cupy":
+        return x.get()
+    return np.asarray(x)
+
+
 def abs_max(x: Any, lib: str) -> float:
     """max |x| (exact and order-free), 0 for an empty array."""
     if size_of(x, lib) == 0:
         return 0.0
     if lib == "torch":
-        return float(x.abs().max().item())
+        return float(torch_info().torch.linalg.vector_norm(x, float("inf")).item())
     if lib == "cupy":
         return float(abs(x).max().get())
     return float(np.abs(x).max())

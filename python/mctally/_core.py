@@ -2,15 +2,19 @@
 """Tally and scatter_add over the C API (through the _mctally extension)."""
 from __future__ import annotations
 
+import atexit
 import math
-from typing import Any, Dict, Optional, Tuple
+import threading
+from collections import OrderedDict
+from typing import Any, Dict, Hashable, Optional, Tuple
 
 import numpy as np
 
 from . import _arrays
 from . import _mctally as _ext
 
-__all__ = ["MctallyError", "Tally", "scatter_add", "methods", "method_supports", "version"]
+__all__ = ["MctallyError", "Tally", "ScatterAddCache", "scatter_add", "scatter_add_cache", "methods",
+           "method_supports", "version"]
 
 
 class MctallyError(RuntimeError):
@@ -44,6 +48,17 @@ def _check(status: int, what: str) -> None:
     _ext.clear_message()
     detail = msg if msg else _ext.status_string(status)
     raise MctallyError(_ext.status_name(status), f"{what}: {detail}", status)
+
+
+_DL_CPU, _DL_CUDA = 1, 2  # DLPack device types (kDLCPU, kDLCUDA)
+
+
+def _bins_arg(bins: Any) -> int:
+    if type(bins) is int:
+        return bins
+    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool):
+        raise MctallyError("INVALID_VALUE", f"bins must be an integer, got {bins!r}")
+    return int(bins)
 
 
 def methods() -> Tuple[str, ...]:
@@ -112,12 +127,11 @@ class Tally:
     ) -> None:
         self._t = _ext.Tally()
         self._stream: Optional[int] = None
-        self._stream_obj: Any = None
+        self._sync_stream: Any = None
         sample = None
         if key_sample is not None:
             sample = np.ascontiguousarray(np.asarray(key_sample), dtype=np.uint32).ravel()
-        if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool):
-            raise MctallyError("INVALID_VALUE", f"bins must be an integer, got {bins!r}")
+        bins = _bins_arg(bins)
         _check(
             self._t.create(
                 int(bins), dtype, method, backend, int(device),
@@ -128,6 +142,7 @@ class Tally:
             f"Tally(bins={bins}, dtype={dtype!r}, method={method!r}, backend={backend!r})",
         )
         self._desc = self._t.desc()
+        self._cuda = self._desc[3] == "cuda"
 
     # -- description ---------------------------------------------------------
     @property
@@ -184,53 +199,54 @@ class Tally:
 
     # -- adding ----------------------------------------------------------------
     def _use_stream(self, x: Any, lib: str) -> None:
-        if self.backend != "cuda":
+        """Runs the tally on the caller's current stream for x (cuda backend)."""
+        ptr = _arrays.stream_of(x, lib)
+        if ptr is None or ptr == self._stream:
             return
-        ptr, obj = _arrays.current_stream(x, lib)
-        if ptr is None:
-            return
-        if ptr != self._stream:
-            # Work already queued on the previous stream must finish before the
-            # batch is read on the new one (end_batch waits on the tally's stream only).
-            if self._stream_obj is not None:
-                self._stream_obj.synchronize()
-            _check(self._t.set_stream(ptr), "set_stream")
-            self._stream, self._stream_obj = ptr, obj
+        # Work already queued on the previous stream must finish before the
+        # batch is read on the new one (end_batch waits on the tally's stream only).
+        if self._sync_stream is not None:
+            self._sync_stream()
+        _check(self._t.set_stream(ptr), "set_stream")
+        self._stream, self._sync_stream = ptr, _arrays.stream_synchronizer(x, lib)
 
-    def _add(self, keys: Any, values: Any, width: int, what: str) -> None:
-        if not self._t.is_open:
-            raise MctallyError("INVALID_STATE", f"{what}: the tally is closed")
-        klib, vlib = _arrays.library_of(keys), _arrays.library_of(values)
-        if klib == "numpy" and not isinstance(keys, np.ndarray):
-            keys = np.asarray(keys)
-        if vlib == "numpy" and not isinstance(values, np.ndarray):
-            values = np.asarray(values)
-        if klib != vlib:
-            raise MctallyError("INVALID_VALUE", f"{what}: keys ({klib}) and values ({vlib}) come from different libraries")
-        lib = klib
-        keys = _arrays.as_keys(keys, lib, MctallyError)
-        values = _arrays.as_values(values, lib, MctallyError)
-        self._use_stream(keys, lib)
-        if lib == "cai":
-            if self.backend != "cuda":
-                raise MctallyError("BACKEND_UNAVAILABLE", f"{what}: a GPU array was given to a tally on the {self.backend} backend")
-            kp, n = _arrays.cai_pointer(keys, MctallyError)
+    def _submit(self, lib: str, keys: Any, values: Any, n: int, width: int, what: str) -> None:
+        """Adds arrays that _arrays.prepare has put in the C API's types."""
+        if self._cuda and lib != "numpy":
+            self._use_stream(keys, lib)
+        if lib == "torch":
+            # By pointer: the dtype and layout are prepare's; the device rules
+            # are the extension's (check_device), as for DLPack arrays.
+            if keys.is_cuda:
+                dev = keys.get_device()
+                if not values.is_cuda or values.get_device() != dev:
+                    raise MctallyError("INVALID_VALUE", f"{what}: keys and values are on different devices")
+                st = self._t.add_pointers(keys.data_ptr(), values.data_ptr(), n, width, _DL_CUDA, dev)
+            elif keys.is_cpu and values.is_cpu:
+                st = self._t.add_pointers(keys.data_ptr(), values.data_ptr(), n, width, _DL_CPU, 0)
+            elif keys.device != values.device:
+                raise MctallyError("INVALID_VALUE", f"{what}: keys and values are on different devices")
+            else:
+                raise MctallyError("NOT_SUPPORTED", f"{what}: tensors on {keys.device} are not supported")
+        elif lib == "cai":
+            kp, _ = _arrays.cai_pointer(keys, MctallyError)
             vp, nv = _arrays.cai_pointer(values, MctallyError)
             if nv != n * width:
                 raise MctallyError("INVALID_VALUE", f"{what}: values must hold {width} value(s) per key ({n} keys, {nv} values)")
-            _check(self._t.add_pointers(kp, vp, n, width), what)
-            return
-        _check(self._t.add(keys, values, width), what)
+            st = self._t.add_pointers(kp, vp, n, width, _DL_CUDA, -1)
+        else:
+            st = self._t.add(keys, values, width)
+        if st:
+            _check(st, what)
 
     def add(self, keys: Any, values: Any) -> None:
         """Adds ``values[i]`` into bin ``keys[i]`` for every i (same length;
         any shape, read in C order). Keys past the last bin are dropped and
         reported by :meth:`end_batch` (``BIN_OUT_OF_RANGE``)."""
-        if _arrays.size_of(keys if not isinstance(keys, (list, tuple)) else np.asarray(keys),
-                           _arrays.library_of(keys)) != _arrays.size_of(
-                values if not isinstance(values, (list, tuple)) else np.asarray(values), _arrays.library_of(values)):
-            raise MctallyError("INVALID_VALUE", "add: keys and values differ in length")
-        self._add(keys, values, 1, "add")
+        if not self._t.is_open:
+            raise MctallyError("INVALID_STATE", "add: the tally is closed")
+        lib, keys, values, n = _arrays.prepare(keys, values, 1, MctallyError, "add")
+        self._submit(lib, keys, values, n, 1, "add")
 
     def add_grouped(self, keys: Any, values: Any) -> None:
         """Grouped adds (``mct_tally_add_device_grouped``): ``keys`` has n keys,
@@ -238,6 +254,8 @@ class Tally:
         ``keys[i] * width + c`` += ``values[c, i]``. Pass ``v.T`` for an
         (n, width) array ``v`` (copied into component order). Needs arrays in
         the backend's memory (GPU arrays on cuda; host arrays on cpu/emulated)."""
+        if not self._t.is_open:
+            raise MctallyError("INVALID_STATE", "add_grouped: the tally is closed")
         lib = _arrays.library_of(values)
         if lib == "numpy" and not isinstance(values, np.ndarray):
             values = np.asarray(values)
@@ -245,11 +263,10 @@ class Tally:
         if len(shape) != 2:
             raise MctallyError("INVALID_VALUE", f"add_grouped: values must be 2-d (width, n), got shape {shape}")
         width, n = shape
-        klib = _arrays.library_of(keys)
-        nk = _arrays.size_of(keys if klib != "numpy" else np.asarray(keys), klib)
+        lib, keys, values, nk = _arrays.prepare(keys, values, int(width), MctallyError, "add_grouped")
         if nk != n:
             raise MctallyError("INVALID_VALUE", f"add_grouped: values have {n} columns for {nk} keys")
-        self._add(keys, values, int(width), "add_grouped")
+        self._submit(lib, keys, values, nk, int(width), "add_grouped")
 
     def flush(self) -> None:
         """Brings deferred work (sort_reduce's pass, replicas) into the bins."""
@@ -315,6 +332,340 @@ def _frac_bits_for(values: Any, lib: str, n: int) -> int:
     return max(0, min(62, bits))
 
 
+# ---- scatter_add: tallies kept between calls, read on the device ---------------
+
+
+def _batch_status(flags: int, nonfinite: bool) -> int:
+    """The status mct_tally_end_batch gives for a batch's flag word and bins,
+    in its order: a dropped key, then an overflow, then a NaN or infinity
+    (a flag of fixed, or a bin that holds one)."""
+    if flags & _ext.FLAG_OUT_OF_RANGE:
+        return MctallyError._codes["BIN_OUT_OF_RANGE"]
+    if flags & _ext.FLAG_OVERFLOW:
+        return MctallyError._codes["OVERFLOW"]
+    if nonfinite or flags & _ext.FLAG_NONFINITE:
+        return MctallyError._codes["NONFINITE_VALUE"]
+    return 0
+
+
+class _Cached:
+    """A tally of scatter_add's, with views of its storage (the open batch's
+    bins and flag word, ``_ext.Tally.storage``) in each array library that has
+    read it. Between calls its bins and flags are zero."""
+
+    __slots__ = ("tally", "fixed", "scale", "defers", "views")
+
+    def __init__(self, tally: Tally) -> None:
+        self.tally = tally
+        self.fixed = tally.method == "fixed"
+        self.scale = math.ldexp(1.0, -tally.frac_bits)  # fixed: a bin holds round(sum * 2^frac_bits)
+        self.defers = tally.method in ("sort_reduce", "replicated")  # bins complete only after a flush
+        self.views: Dict[str, Tuple[Any, ...]] = {}
+
+    def close(self) -> None:
+        self.views.clear()  # the views point into the tally's memory: gone first
+        self.tally.close()
+
+    def flush(self) -> None:
+        _check(self.tally._t.flush(), "scatter_add")
+
+    def view(self, lib: str) -> Tuple[Any, ...]:
+        v = self.views.get(lib)
+        if v is not None:
+            return v
+        bins, flags = self.tally._t.storage()
+        if lib == "numpy":
+            v = (np.asarray(bins), np.asarray(flags))
+        elif lib == "torch":
+            torch = _arrays.torch_info().torch
+            b, f = torch.from_dlpack(bins), torch.from_dlpack(flags)
+            chk = torch.empty(2, dtype=torch.float64, device=b.device)  # (sum of the bins, flag word): one read back
+            v = (b, f, chk, chk[0:1], chk[1:2])
+        else:
+            import cupy
+
+            with cupy.cuda.Device(self.tally._desc[4]):
+                b, f = cupy.from_dlpack(bins), cupy.from_dlpack(flags)
+                chk = cupy.empty(2, dtype=cupy.float64)
+            v = (b, f, chk, chk[0:1], chk[1:2])
+        self.views[lib] = v
+        return v
+
+
+# Each reader takes the batch out of a cached tally with the input's library,
+# on the tally's stream (the caller's current one), in place of
+# mct_tally_end_batch + mct_tally_sums: it waits for the flag word and, for the
+# float methods, whether every bin is finite (on the GPU: the bins' sum, read
+# back with the flag word, is finite when they all are; only a sum that is
+# not is followed by the test bin by bin), and turns them into end_batch's
+# status. Then the sums go into `out` (float64, the
+# bins' shape and device) or a new array: the float methods' f64 bins copied,
+# fixed's int64 bins converted to float64 and multiplied by 2^-frac_bits (the
+# C API's conversion; exact, so the bits are mct_tally_sums's), and the bins
+# are zeroed for the next call. On an error the bins and flags are zeroed and
+# waited for, and the status returned. Returns (sums or None, status).
+
+
+def _read_numpy(e: _Cached, out: Any) -> Tuple[Any, int]:
+    bins, flags = e.views.get("numpy") or e.view("numpy")
+    if e.defers:
+        e.flush()
+    code = int(flags[0])
+    nonfinite = not e.fixed and not np.isfinite(bins).all()  # exact, and without NumPy's overflow warnings
+    if code or nonfinite:
+        bins.fill(0)
+        flags[0] = 0
+        return None, _batch_status(code, nonfinite)
+    direct = type(out) is np.ndarray and out.dtype == np.float64 and out.shape == bins.shape
+    if e.fixed:
+        res = np.multiply(bins, e.scale, out=out if direct else None)
+    elif direct:
+        np.copyto(out, bins)
+        res = out
+    else:
+        res = bins.copy()
+    bins.fill(0)
+    return res, 0
+
+
+def _read_torch(e: _Cached, out: Any) -> Tuple[Any, int]:
+    torch = _arrays.torch_info().torch
+    bins, flags, chk, chk_sum, chk_flags = e.views.get("torch") or e.view("torch")
+    if e.defers:
+        e.flush()
+    try:
+        if e.fixed:
+            code, nonfinite = int(flags.item()), False
+        else:
+            torch.sum(bins, 0, keepdim=True, out=chk_sum)
+            chk_flags.copy_(flags)
+            s, f = chk.tolist()
+            code = int(f)
+            nonfinite = not math.isfinite(s) and not bool(torch.isfinite(bins).all())
+    except RuntimeError as ex:  # a failed kernel on the stream (the C API's end_batch says CUDA_ERROR)
+        if not e.tally._cuda:
+            raise
+        raise MctallyError("CUDA_ERROR", f"scatter_add: {ex}") from ex
+    if code or nonfinite:
+        bins.zero_()
+        flags.zero_()
+        flags.item()
+        return None, _batch_status(code, nonfinite)
+    direct = (isinstance(out, torch.Tensor) and out.dtype is torch.float64 and out.shape == bins.shape
+              and out.device == bins.device)
+    if direct:
+        res = out.copy_(bins)
+    else:
+        res = bins.to(torch.float64) if e.fixed else bins.clone()
+    if e.fixed:
+        res.mul_(e.scale)
+    bins.zero_()
+    return res, 0
+
+
+def _read_cupy(e: _Cached, out: Any) -> Tuple[Any, int]:
+    import cupy
+
+    bins, flags, chk, chk_sum, chk_flags = e.view("cupy")
+    with cupy.cuda.Device(e.tally._desc[4]):
+        if e.defers:
+            e.flush()
+        if e.fixed:
+            code, nonfinite = int(flags.get()[0]), False
+        else:
+            cupy.sum(bins, keepdims=True, out=chk_sum)
+            chk_flags[...] = flags
+            s, f = chk.get().tolist()
+            code = int(f)
+            nonfinite = not math.isfinite(s) and not bool(cupy.isfinite(bins).all())
+        if code or nonfinite:
+            bins.fill(0)
+            flags.fill(0)
+            flags.get()
+            return None, _batch_status(code, nonfinite)
+        direct = (isinstance(out, cupy.ndarray) and out.dtype == cupy.float64 and out.shape == bins.shape
+                  and out.device.id == bins.device.id)
+        if e.fixed:
+            res = cupy.multiply(bins, e.scale, out=out if direct else None)
+        elif direct:
+            cupy.copyto(out, bins)
+            res = out
+        else:
+            res = bins.copy()
+        bins.fill(0)
+    return res, 0
+
+
+_READERS = {"numpy": _read_numpy, "torch": _read_torch, "cupy": _read_cupy}
+
+
+class ScatterAddCache:
+    """The tallies :func:`scatter_add` keeps between calls, as PyTorch keeps
+    cuFFT plans: creating a tally (allocation, zeroing, planning ``auto``)
+    costs far more than a small scatter-add, so a call takes the idle tally
+    made for the same (bins, dtype, method, determinism, frac_bits, backend,
+    device, key_pattern) and gives it back when done. ``auto`` is planned
+    once per key, from the key's fields (scatter_add gives the planner no key
+    sample). Bounded: at most :attr:`max_size` idle tallies, the least
+    recently used freed first; a call that finds the tally of its key in use
+    (another thread) makes its own and frees it if the key is filled again
+    meanwhile. An idle tally holds its storage on its device: 8 bytes per
+    bin, plus ``sort_reduce``'s pair buffer and ``replicated``'s replicas.
+    Thread-safe; freed at interpreter exit. The module's one instance is
+    ``mctally.scatter_add_cache``.
+
+    Attributes:
+        hits, misses: calls that found an idle tally of their key, and calls that made one.
+    """
+
+    # A tally is handed out by one atomic OrderedDict.pop (a call of the C
+    # dict, under the GIL or, free-threaded, the dict's own lock), so two
+    # calls never share one; the steps that read and change the dict in
+    # several operations (giving back, trimming, clearing) hold the lock, and
+    # remove entries with popitem only, so that an entry is taken out once.
+
+    def __init__(self, max_size: int = 8) -> None:
+        self._lock = threading.Lock()
+        self._idle: "OrderedDict[Hashable, _Cached]" = OrderedDict()
+        self._max_size = self._size_arg(max_size)
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def _size_arg(n: Any) -> int:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+            raise MctallyError("INVALID_VALUE", f"max_size must be an integer >= 0, got {n!r}")
+        return int(n)
+
+    @property
+    def max_size(self) -> int:
+        """The most idle tallies kept (0: none; each call then makes and frees its own)."""
+        return self._max_size
+
+    @max_size.setter
+    def max_size(self, n: int) -> None:
+        n = self._size_arg(n)
+        with self._lock:
+            self._max_size = n
+            evicted = self._trim()
+        for e in evicted:
+            e.close()
+
+    def __len__(self) -> int:
+        return len(self._idle)
+
+    def keys(self) -> list:
+        """The keys of the idle tallies, least recently used first: tuples
+        (bins, dtype, method, determinism, frac_bits, backend, device, key_pattern)."""
+        with self._lock:
+            return list(self._idle)
+
+    def plans(self) -> Dict[Hashable, str]:
+        """{key: the method its idle tally runs}: for ``auto``, the planner's choice."""
+        with self._lock:
+            return {k: e.tally.method for k, e in self._idle.items()}
+
+    def clear(self) -> None:
+        """Frees every idle tally (tallies in use are freed or kept when their call ends)."""
+        evicted = []
+        with self._lock:
+            while self._idle:
+                try:
+                    evicted.append(self._idle.popitem()[1])
+                except KeyError:  # taken meanwhile
+                    break
+        for e in evicted:
+            e.close()
+
+    def _take(self, key: Hashable) -> Optional[_Cached]:
+        return self._idle.pop(key, None)
+
+    def _give(self, key: Hashable, e: Optional[_Cached], hit: bool) -> None:
+        """Counts the call and keeps its tally e (None: the call failed and
+        freed it), unless the key is idle already or nothing is kept."""
+        evicted = [] if e is None else [e]
+        with self._lock:
+            if hit:
+                self.hits += 1
+            else:
+                self.misses += 1
+            if e is not None and self._max_size > 0 and key not in self._idle:
+                self._idle[key] = e
+                evicted = self._trim()
+        for x in evicted:
+            x.close()
+
+    def _trim(self) -> list:
+        out = []
+        while len(self._idle) > self._max_size:
+            try:
+                out.append(self._idle.popitem(last=False)[1])
+            except KeyError:  # taken meanwhile
+                break
+        return out
+
+    def __repr__(self) -> str:
+        return (f"<mctally.ScatterAddCache {len(self._idle)} idle of max_size={self._max_size}, "
+                f"hits={self.hits} misses={self.misses}>")
+
+
+#: The tallies scatter_add reuses (see ScatterAddCache).
+scatter_add_cache = ScatterAddCache()
+atexit.register(scatter_add_cache.clear)
+
+
+def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, out: Any, key: Tuple) -> Any:
+    cache = scatter_add_cache
+    e = cache._take(key)
+    hit = e is not None
+    if not hit:
+        bins, dtype, method, det, frac_bits, backend, device, pattern = key
+        e = _Cached(Tally(bins, dtype, method, backend, det, device=device, frac_bits=frac_bits, key_pattern=pattern))
+    try:
+        if lib == "numpy":
+            st = e.tally._t.add(keys, values, 1)
+            if st:
+                _check(st, "scatter_add")
+        else:
+            e.tally._submit(lib, keys, values, n, 1, "scatter_add")
+        res, status = _READERS[lib](e, out)
+    except BaseException:
+        # The bins may hold part of this call: the tally is not reused.
+        e.close()
+        cache._give(key, None, hit)
+        raise
+    cache._give(key, e, hit)
+    if status:
+        raise MctallyError(_ext.status_name(status), f"scatter_add: {_ext.status_string(status)}", status)
+    return res
+
+
+def _scatter_add_batch(lib: str, keys: Any, values: Any, n: int, key: Tuple) -> Any:
+    """scatter_add through a tally of its own and the C API's batch statistics
+    (mct_tally_end_batch, mct_tally_sums; host memory): for the inputs whose
+    library cannot read the tally's memory in place."""
+    bins, dtype, method, det, frac_bits, backend, device, pattern = key
+    with Tally(bins, dtype, method, backend, det, device=device, frac_bits=frac_bits, key_pattern=pattern) as t:
+        t._submit(lib, keys, values, n, 1, "scatter_add")
+        t.end_batch(1)
+        host = t.sums()
+    return _arrays.to_library(host, lib, values) if lib in ("torch", "cupy") else host
+
+
+def _fill_out(out: Any, res: Any, lib: str) -> None:
+    """out[...] = res across libraries and devices."""
+    olib = _arrays.library_of(out)
+    if olib == "torch":
+        torch = _arrays.torch_info().torch
+        out.copy_(res if lib == "torch" else torch.as_tensor(res))
+    elif olib == "cupy":
+        import cupy
+
+        out[...] = cupy.asarray(res.numpy() if lib == "torch" and not res.is_cuda else res)
+    else:
+        out[...] = _arrays.to_numpy(res, lib)
+
+
 def scatter_add(
     keys: Any,
     values: Any,
@@ -325,6 +676,7 @@ def scatter_add(
     *,
     backend: str = "auto",
     frac_bits: Optional[int] = None,
+    key_pattern: str = "unknown",
 ) -> Any:
     """``out[k] = sum of values[i] where keys[i] == k``, in one call.
 
@@ -334,40 +686,42 @@ def scatter_add(
     for GPU arrays, cpu for host arrays). ``deterministic=True`` uses the
     ``fixed`` method: the same bits on every run, device and backend, with
     ``frac_bits`` fraction bits (default: the most that keep
-    ``n * max|v| * 2^frac_bits`` below 2^61). Raises :class:`MctallyError` for a
+    ``n * max|v| * 2^frac_bits`` below 2^61). ``key_pattern`` (``"uniform"``,
+    ``"sorted"``, ``"hot"``, ``"few"``) tells ``auto``'s planner the keys'
+    shape; ``"unknown"`` plans for the worst. Raises :class:`MctallyError` for a
     key >= bins (``BIN_OUT_OF_RANGE``), NaN or infinite values
     (``NONFINITE_VALUE``), a bad dtype or a GPU array on the wrong device.
 
-    The sums are read back through the C API's batch statistics (host
-    memory), so each call moves ``bins`` doubles from and back to the device.
+    The tally is kept for the next call of the same shape
+    (:data:`scatter_add_cache`), and the sums are read where the tally keeps
+    them, by the input's own library, on the caller's stream: no batch
+    statistics, no trip through host memory. The one exception: arrays whose
+    library cannot address the tally's memory (host arrays with
+    ``backend="cuda"``, bare ``__cuda_array_interface__`` objects) go through
+    a tally of their own and the C API's batch statistics.
     """
-    lib = _arrays.library_of(values)
-    if lib == "numpy" and not isinstance(values, np.ndarray):
-        values = np.asarray(values)
-    if _arrays.library_of(keys) == "numpy" and not isinstance(keys, np.ndarray):
-        keys = np.asarray(keys)
-    kind, ordinal = _arrays.device_of(values, lib)
+    lib, keys, values, n = _arrays.prepare(keys, values, 1, MctallyError, "scatter_add")
+    bins = _bins_arg(bins)
+    kind, ordinal = ("cpu", 0) if lib == "numpy" else _arrays.device_of(values, lib)
     if backend == "auto":
         backend = "cuda" if kind == "cuda" else "cpu"
+    det = None
     if deterministic:
         if method not in ("auto", "fixed"):
             raise MctallyError("UNSATISFIABLE", f"scatter_add: deterministic=True gives method fixed, not {method!r}")
-        method = "fixed"
+        method, det = "fixed", "bitwise"
         if frac_bits is None:
             if lib == "cai":
                 raise MctallyError("INVALID_VALUE", "scatter_add: give frac_bits for __cuda_array_interface__ arrays")
-            frac_bits = _frac_bits_for(_arrays.as_values(values, lib, MctallyError), lib, _arrays.size_of(values, lib))
-    with Tally(bins, "f64", method, backend, "bitwise" if deterministic else None,
-               device=max(ordinal, 0), frac_bits=frac_bits) as t:
-        t.add(keys, values)
-        t.end_batch(1)
-        host = t.sums()
-    if out is None:
-        return _arrays.to_library(host, lib, values) if lib in ("torch", "cupy") else host
-    if _arrays.library_of(out) == "torch":
-        import torch
-
-        out.copy_(torch.from_numpy(host))
+            frac_bits = _frac_bits_for(values, lib, n)
+    key = (bins, "f64", method, det, frac_bits, backend, max(ordinal, 0), key_pattern)
+    if lib == "cai" or (backend == "cuda") != (kind == "cuda"):
+        res = _scatter_add_batch(lib, keys, values, n, key)
     else:
-        out[...] = host if _arrays.library_of(out) != "cupy" else __import__("cupy").asarray(host)
+        res = _scatter_add_cached(lib, keys, values, n, out, key)
+        if res is out:
+            return out
+    if out is None:
+        return res
+    _fill_out(out, res, lib)
     return out

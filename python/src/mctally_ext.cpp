@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // _mctally: the Python extension over the public C API (include/mctally) only.
-// Every call returns the C status as an int; the Python layer (mctally/_core.py)
-// turns a non-zero status into mctally.MctallyError with the status's name and
-// message, so the error rules live in one place. Arrays arrive through DLPack
-// (nanobind's ndarray: NumPy, CuPy, PyTorch, JAX) without copies; the checks
+// Every call that can fail returns the C status as an int; the Python layer
+// (mctally/_core.py) turns a non-zero status into mctally.MctallyError with the
+// status's name and message, so the error rules live in one place. Arrays
+// arrive through DLPack (nanobind's ndarray: NumPy, CuPy, JAX), or as pointers
+// the Python layer has checked (PyTorch tensors), without copies; the checks
 // here are the ones that need the DLPack metadata (device, dtype, layout).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -76,7 +77,30 @@ int check_open(const Tally& s) {
 }
 
 // Where the tally's adds must come from: host memory for cpu/emulated, the
-// tally's GPU (or host memory, staged by the library) for cuda.
+// tally's GPU (or host memory, staged by the library) for cuda. dev_id < 0:
+// a GPU array whose ordinal is not known (__cuda_array_interface__), which the
+// library's own pointer checks meet on use.
+int check_device(const Tally& s, int dev, int dev_id, bool* on_device) {
+    mct_tally_desc_t d;
+    mct_tally_get_desc(s.t, &d);
+    if (dev == kCPU || dev == kCUDAHost) {
+        *on_device = d.backend != MCT_BACKEND_CUDA;  // host arrays are device arrays of the host backends
+        return 0;
+    }
+    if (dev == kCUDA || dev == kCUDAManaged) {
+        if (d.backend != MCT_BACKEND_CUDA)
+            return fail(MCT_STATUS_BACKEND_UNAVAILABLE,
+                        std::string("a GPU array was given to a tally on the ") + mct_backend_name(d.backend) +
+                            " backend (copy it to the host, or create the tally with backend='cuda')");
+        if (dev_id >= 0 && dev_id != d.device)
+            return fail(MCT_STATUS_INVALID_VALUE, "the arrays are on cuda:" + std::to_string(dev_id) +
+                                                      ", the tally on cuda:" + std::to_string(d.device));
+        *on_device = true;
+        return 0;
+    }
+    return fail(MCT_STATUS_NOT_SUPPORTED, "arrays of DLPack device type " + std::to_string(dev) + " are not supported");
+}
+
 int check_arrays(const Tally& s, const nb::ndarray<>& keys, const nb::ndarray<>& values, int width, Flat* k, Flat* v,
                  bool* on_device) {
     // int32 keys are read as their bits: a negative key is >= 2^31 as uint32,
@@ -92,25 +116,43 @@ int check_arrays(const Tally& s, const nb::ndarray<>& keys, const nb::ndarray<>&
                                                   std::to_string(width) + ", got " + std::to_string(v->n) + ")");
     if (keys.device_type() != values.device_type() || keys.device_id() != values.device_id())
         return fail(MCT_STATUS_INVALID_VALUE, "keys and values are on different devices");
-    mct_tally_desc_t d;
-    mct_tally_get_desc(s.t, &d);
-    const int dev = keys.device_type();
-    if (dev == kCPU || dev == kCUDAHost) {
-        *on_device = d.backend != MCT_BACKEND_CUDA;  // host arrays are device arrays of the host backends
-        return 0;
+    return check_device(s, keys.device_type(), keys.device_id(), on_device);
+}
+
+// n keys and n * width values, in the backend's memory (on_device) or on the
+// host (the cuda backend stages them; width 1 only).
+int add_checked(Tally& s, const uint32_t* kp, const double* vp, int64_t n, int width, bool on_device) {
+    if (n == 0) return 0;
+    mct_status_t st;
+    {
+        nb::gil_scoped_release nogil;
+        if (width == 1)
+            st = on_device ? mct_tally_add_device(s.t, kp, vp, n) : mct_tally_add(s.t, kp, vp, n);
+        else if (on_device)
+            st = mct_tally_add_device_grouped(s.t, kp, vp, n, width, n);
+        else
+            st = MCT_STATUS_NOT_SUPPORTED;
     }
-    if (dev == kCUDA || dev == kCUDAManaged) {
-        if (d.backend != MCT_BACKEND_CUDA)
-            return fail(MCT_STATUS_BACKEND_UNAVAILABLE,
-                        std::string("a GPU array was given to a tally on the ") + mct_backend_name(d.backend) +
-                            " backend (copy it to the host, or create the tally with backend='cuda')");
-        if (keys.device_id() != d.device)
-            return fail(MCT_STATUS_INVALID_VALUE, "the arrays are on cuda:" + std::to_string(keys.device_id()) +
-                                                      ", the tally on cuda:" + std::to_string(d.device));
-        *on_device = true;
-        return 0;
+    if (st == MCT_STATUS_NOT_SUPPORTED && width > 1 && !on_device)
+        return fail(st, "grouped adds on the cuda backend need GPU arrays");
+    return (int)st;
+}
+
+// The DLPack element type of one bin as the method stores it (mct_tally.h:
+// the value type; int64 for fixed; (f32 sum, f32 compensation) for Kahan).
+nb::dlpack::dtype storage_dtype(mct_method_t method, mct_dtype_t dtype, size_t* width) {
+    *width = 1;
+    if (method == MCT_METHOD_FIXED) return nb::dtype<int64_t>();
+    if (method == MCT_METHOD_KAHAN || method == MCT_METHOD_KAHAN_NAIVE) {
+        *width = 2;
+        return nb::dtype<float>();
     }
-    return fail(MCT_STATUS_NOT_SUPPORTED, "arrays of DLPack device type " + std::to_string(dev) + " are not supported");
+    switch (dtype) {
+    case MCT_DTYPE_I32: return nb::dtype<int32_t>();
+    case MCT_DTYPE_U64: return nb::dtype<uint64_t>();
+    case MCT_DTYPE_F32: return nb::dtype<float>();
+    default: return nb::dtype<double>();
+    }
 }
 
 }  // namespace
@@ -119,6 +161,10 @@ NB_MODULE(_mctally, m) {
     m.doc() = "Low-level binding of the mctally C API; use the mctally package instead.";
 
     m.def("version", []() { return std::string(mct_version()); });
+    // The flag word's bits (mct_tally.h), for a reader of Tally.storage().
+    m.attr("FLAG_OVERFLOW") = MCT_TALLY_FLAG_OVERFLOW;
+    m.attr("FLAG_NONFINITE") = MCT_TALLY_FLAG_NONFINITE;
+    m.attr("FLAG_OUT_OF_RANGE") = MCT_TALLY_FLAG_OUT_OF_RANGE;
     m.def("status_name", [](int st) { return std::string(mct_status_name((mct_status_t)st)); });
     m.def("status_string", [](int st) { return std::string(mct_status_string((mct_status_t)st)); });
     m.def("last_message", []() { return g_message; });
@@ -273,34 +319,45 @@ NB_MODULE(_mctally, m) {
                  Flat k, v;
                  bool on_device = false;
                  if (int e = check_arrays(s, keys, values, width, &k, &v, &on_device)) return e;
-                 if (k.n == 0) return 0;
-                 const auto* kp = (const uint32_t*)k.data;
-                 const auto* vp = (const double*)v.data;
-                 mct_status_t st;
-                 {
-                     nb::gil_scoped_release nogil;
-                     if (width == 1)
-                         st = on_device ? mct_tally_add_device(s.t, kp, vp, k.n) : mct_tally_add(s.t, kp, vp, k.n);
-                     else if (on_device)
-                         st = mct_tally_add_device_grouped(s.t, kp, vp, k.n, width, k.n);
-                     else
-                         st = MCT_STATUS_NOT_SUPPORTED;
-                 }
-                 if (st == MCT_STATUS_NOT_SUPPORTED && width > 1 && !on_device)
-                     return fail(st, "grouped adds on the cuda backend need GPU arrays");
-                 return (int)st;
+                 return add_checked(s, (const uint32_t*)k.data, (const double*)v.data, k.n, width, on_device);
              },
              nb::arg("keys"), nb::arg("values"), nb::arg("width"))
-        // The same from raw pointers (__cuda_array_interface__ producers without
-        // DLPack); the caller has checked dtype and layout.
+        // The same from raw pointers, for arrays whose dtype and layout the
+        // caller has checked (PyTorch tensors, which skip a DLPack export per
+        // call, and __cuda_array_interface__ producers): device_type is DLPack's,
+        // device_id < 0 when the producer does not say.
         .def("add_pointers",
-             [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int width) -> int {
+             [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int width, int device_type, int device_id) -> int {
                  if (int e = check_open(s)) return e;
                  if (width < 1 || n < 0) return fail(MCT_STATUS_INVALID_VALUE, "width must be >= 1 and n >= 0");
-                 if (n == 0) return 0;
-                 nb::gil_scoped_release nogil;
-                 if (width == 1) return (int)mct_tally_add_device(s.t, (const uint32_t*)keys, (const double*)values, n);
-                 return (int)mct_tally_add_device_grouped(s.t, (const uint32_t*)keys, (const double*)values, n, width, n);
+                 bool on_device = false;
+                 if (int e = check_device(s, device_type, device_id, &on_device)) return e;
+                 return add_checked(s, (const uint32_t*)keys, (const double*)values, n, width, on_device);
+             },
+             nb::arg("keys"), nb::arg("values"), nb::arg("n"), nb::arg("width"), nb::arg("device_type"),
+             nb::arg("device_id"))
+        // (bins, flags): the open batch's bins as the method stores them
+        // (mct_tally_view_t.bins) and the batch's flag word (view.flags, as
+        // int32), as DLPack arrays over the tally's own memory (the cuda
+        // backend's GPU, host memory otherwise), for a caller that reads and
+        // zeroes them with the array's own library on the tally's stream
+        // instead of closing a batch (mct_tally_end_batch). Owned by the
+        // tally: valid while it is open, and for the package's use only.
+        .def("storage",
+             [](nb::handle self) -> nb::object {
+                 Tally& s = nb::cast<Tally&>(self);
+                 if (!s.t) return nb::none();
+                 mct_tally_view_t v;
+                 mct_tally_desc_t d;
+                 mct_tally_view(s.t, &v);
+                 mct_tally_get_desc(s.t, &d);
+                 const bool gpu = d.backend == MCT_BACKEND_CUDA;
+                 const int dev_type = gpu ? kCUDA : kCPU, dev_id = gpu ? d.device : 0;
+                 size_t shape[2] = {(size_t)v.nbins, 1}, one = 1;
+                 const nb::dlpack::dtype dt = storage_dtype(v.method, v.dtype, &shape[1]);
+                 nb::ndarray<nb::array_api> bins(v.bins, shape[1] > 1 ? 2 : 1, shape, self, nullptr, dt, dev_type, dev_id);
+                 nb::ndarray<nb::array_api> flags((void*)v.flags, 1, &one, self, nullptr, nb::dtype<int32_t>(), dev_type, dev_id);
+                 return nb::make_tuple(nb::cast(bins), nb::cast(flags));
              })
         .def("flush",
              [](Tally& s) -> int {

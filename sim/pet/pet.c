@@ -385,10 +385,16 @@ mct_status_t mct_pet_check(const mct_pet_params_t* p, mct_tally_t tally) {
     if (d.dtype != MCT_DTYPE_I32 && d.dtype != MCT_DTYPE_U64) return MCT_STATUS_NOT_SUPPORTED;
     if (d.method == MCT_METHOD_SHARED && (size_t)d.bins * mct_dtype_size(d.dtype) > MCT_BLOCK_TALLY_SMEM_LIMIT)
         return MCT_STATUS_NOT_SUPPORTED;
-    /* A bin takes at most a batch's decays. */
-    const int64_t largest_batch = p->histories / p->batches + (p->histories % p->batches != 0);
-    if (d.dtype == MCT_DTYPE_I32 && largest_batch > INT32_MAX) return MCT_STATUS_OVERFLOW;
+    if (p->batches < mct_pet_min_batches(p->histories, d.dtype)) return MCT_STATUS_OVERFLOW;
     return MCT_STATUS_SUCCESS;
+}
+
+int64_t mct_pet_min_batches(int64_t histories, mct_dtype_t dtype) {
+    /* A bin takes at most a batch's decays: b batches hold at most
+     * ceil(histories / b) each, which is <= INT32_MAX exactly when
+     * b >= ceil(histories / INT32_MAX). */
+    if (dtype != MCT_DTYPE_I32 || histories <= INT32_MAX) return 1;
+    return histories / INT32_MAX + (histories % INT32_MAX != 0);
 }
 
 /* Decays per engine call: the CPU engine keeps a key per decay (4 bytes) and

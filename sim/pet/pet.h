@@ -180,6 +180,12 @@ int mct_pet_source_shapes(const mct_pet_params_t* p, mct_pet_shape_t* out);
  * in a batch (a batch of more decays than that). */
 mct_status_t mct_pet_check(const mct_pet_params_t* p, mct_tally_t tally);
 
+/** The fewest batches into which p->histories decays must be split for
+ * mct_pet_check to admit them into a tally of `dtype`: ceil(decays /
+ * (2^31 - 1)) for i32 (a bin takes at most a batch's decays), 1 otherwise;
+ * at least 1. */
+int64_t mct_pet_min_batches(int64_t histories, mct_dtype_t dtype);
+
 /** Runs the decays into `tally` (any backend; the integer method it was made
  * with) and fills `out`. */
 mct_status_t mct_pet_run(const mct_pet_params_t* p, mct_tally_t tally, mct_pet_result_t* out);

@@ -228,6 +228,19 @@ expect_error shape_outside "source outside the scanner: shape 1 (cylinder)" run 
 expect_error point_outside "source outside the scanner: the point" run "$work/point_outside.ini" --backend cpu
 expect_error bad_cylinder "expected 6 numbers" run "$work/bad_cylinder.ini"
 expect_error bad_source "expected voxel, point, derenzo or shapes" run "$work/bad_source.ini"
+ini i32_batch.ini <<'INI'
+[problem]
+type = pet
+histories = 3e9
+batches = 1
+[tally]
+dtype = i32
+[pet]
+crystals = 48
+rings = 8
+index = total
+INI
+expect_error i32_batch "use at least 2 batches or dtype = u64" run "$work/i32_batch.ini" --backend cpu
 expect_error full_too_large "more than the 2^31" run "$work/huge.ini" --backend cpu
 expect_error float_tally "integer tally" run "$work/float.ini" --backend cpu
 expect_error checkpoint "serve the escape and phantom" run "$work/small.ini" --backend cpu --checkpoint "$work/ck"

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import mctally
+from mctally import _core
 from conftest import cuda_backend_built, gpu_library
 
 torch = gpu_library("torch")
@@ -84,6 +85,49 @@ class TestTorch:
         out = torch.empty(bins, dtype=torch.float64, device="cuda")
         assert mctally.scatter_add(keys, values, bins, out=out) is out
         assert torch.equal(out, torch.zeros_like(out).index_add_(0, keys, values))
+        host = torch.empty(bins, dtype=torch.float32)
+        assert mctally.scatter_add(keys, values, bins, out=host) is host
+        assert torch.equal(host, out.float().cpu())
+
+    @pytest.mark.parametrize("method", ["auto", "atomic", "block_reduce", "sort_reduce", "replicated", "fixed"])
+    def test_cached_tally_reused_exact(self, method):
+        """Calls on one cached tally, read on the GPU: each result is
+        index_add_'s (whole-number values), so nothing of a call is left for
+        the next, on torch's current stream whichever it is."""
+        mctally.scatter_add_cache.clear()
+        hits = mctally.scatter_add_cache.hits
+        streams = [torch.cuda.current_stream(), torch.cuda.Stream(), torch.cuda.Stream()]
+        for call, s in enumerate(streams * 2):
+            with torch.cuda.stream(s):
+                keys, values, bins = self.data(seed=10 + call)
+                got = mctally.scatter_add(keys, values, bins, method=method)
+                ref = torch.zeros(bins, dtype=torch.float64, device="cuda").index_add_(0, keys, values)
+                assert torch.equal(got, ref), (method, call)
+        assert mctally.scatter_add_cache.hits == hits + 5 and len(mctally.scatter_add_cache) == 1
+
+    def test_cached_fixed_bitwise_equal_to_batch_path(self):
+        """fixed read in place on the GPU: mct_tally_end_batch + mct_tally_sums's bits."""
+        keys, _, bins = self.data()
+        for seed in range(3):
+            g = torch.Generator(device="cuda").manual_seed(seed)
+            values = torch.randn(keys.numel(), device="cuda", dtype=torch.float64, generator=g) * 1e3
+            got = mctally.scatter_add(keys, values, bins, deterministic=True, frac_bits=30)
+            key = (bins, "f64", "fixed", "bitwise", 30, "cuda", 0, "unknown")
+            ref = _core._scatter_add_batch("torch", keys.to(torch.int32), values, keys.numel(), key)
+            assert torch.equal(got.view(torch.int64), ref.view(torch.int64))
+
+    def test_errors_from_a_cached_tally(self):
+        keys, values, bins = self.data(n=1000, bins=64)
+        ref = torch.zeros(64, dtype=torch.float64, device="cuda").index_add_(0, keys, values)
+        for kw in ({}, {"deterministic": True, "frac_bits": 20}):
+            for bad, name in ((keys.masked_fill(keys == 5, 64), "BIN_OUT_OF_RANGE"),
+                              (values.masked_fill(keys == 3, float("inf")), "NONFINITE_VALUE")):
+                k, v = (bad, values) if bad.dtype != torch.float64 else (keys, bad)
+                mctally.scatter_add(keys, values, 64, **kw)
+                with pytest.raises(mctally.MctallyError) as e:
+                    mctally.scatter_add(k, v, 64, **kw)
+                assert e.value.name == name
+                assert torch.equal(mctally.scatter_add(keys, values, 64, **kw), ref)
 
 
 @needs_cuda
@@ -100,6 +144,20 @@ class TestCupy:
         ref = cupy.zeros(1000)
         cupy.add.at(ref, keys, values)
         assert bool((got == ref).all())
+
+    def test_cached_tally_reused_exact(self):
+        for seed in range(3):
+            rs = cupy.random.RandomState(seed)
+            keys = rs.randint(0, 500, 100000).astype(cupy.int32)
+            values = rs.randint(-9, 9, 100000).astype(cupy.float64)
+            ref = cupy.zeros(500)
+            cupy.add.at(ref, keys, values)
+            for method in ("atomic", "fixed"):
+                got = mctally.scatter_add(keys, values, 500, method=method)
+                assert bool((got == ref).all()), (seed, method)
+        with pytest.raises(mctally.MctallyError) as e:
+            mctally.scatter_add(keys, values, 400)
+        assert e.value.name == "BIN_OUT_OF_RANGE"
 
     def test_deterministic(self):
         rs = cupy.random.RandomState(6)

@@ -20,4 +20,5 @@ assert mctally.cli_path().startswith(site), mctally.cli_path()
 print("installed:", mctally.__file__, mctally.cli_path())
 PY
 env -u MCTALLY_CLI PYTHONPATH="$work/site" "$py" -m pytest -q -p no:cacheprovider \
-  "$src/tests/python/test_python_tally.py" "$src/tests/python/test_python_run.py"
+  "$src/tests/python/test_python_tally.py" "$src/tests/python/test_python_scatter_add_cache.py" \
+  "$src/tests/python/test_python_run.py"

@@ -426,7 +426,49 @@ static void test_bad_input(void) {
     mct_tally_destroy(t);
 }
 
+/* An i32 tally takes at most 2^31 - 1 decays a batch (a bin could take them
+ * all); mct_pet_min_batches is the split that admits, at its boundaries, and
+ * the configuration of `mctally bench pet`'s Table 8.2 (4e9 decays of a polar
+ * voxel into i32 bins, split by it) passes the run's check. The bound is the
+ * index's: the one-bin index stands for the full map. */
+static void test_i32_batches(void) {
+    const int64_t m = INT32_MAX;
+    ASSERT_EQ_I64(mct_pet_min_batches(1, MCT_DTYPE_I32), 1);
+    ASSERT_EQ_I64(mct_pet_min_batches(m, MCT_DTYPE_I32), 1);
+    ASSERT_EQ_I64(mct_pet_min_batches(m + 1, MCT_DTYPE_I32), 2);
+    ASSERT_EQ_I64(mct_pet_min_batches(2 * m, MCT_DTYPE_I32), 2);
+    ASSERT_EQ_I64(mct_pet_min_batches(2 * m + 1, MCT_DTYPE_I32), 3);
+    ASSERT_EQ_I64(mct_pet_min_batches(INT64_C(4000000000), MCT_DTYPE_I32), 2);
+    ASSERT_EQ_I64(mct_pet_min_batches(INT64_MAX, MCT_DTYPE_I32), INT64_MAX / m + 1);
+    ASSERT_EQ_I64(mct_pet_min_batches(INT64_C(4000000000), MCT_DTYPE_U64), 1);
+    mct_pet_params_t p;
+    mct_pet_params_init(&p);
+    p.source = MCT_PET_SOURCE_VOXEL;
+    p.voxel_r = 70;
+    p.doi = 1;
+    p.attenuation_mm = 10.4;
+    p.index = MCT_PET_INDEX_TOTAL;
+    mct_tally_t t = sim_test_tally(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, MCT_DTYPE_I32, 1, 1);
+    const int64_t decays[] = {m, m + 1, INT64_C(4000000000), 2 * m + 1, INT64_C(10000000000)};
+    for (size_t i = 0; i < sizeof decays / sizeof *decays; ++i) {
+        p.histories = decays[i];
+        const int64_t b = mct_pet_min_batches(p.histories, MCT_DTYPE_I32);
+        p.batches = b;
+        ASSERT_STATUS(mct_pet_check(&p, t), MCT_STATUS_SUCCESS);
+        p.batches = b - 1;
+        if (b > 1) ASSERT_STATUS(mct_pet_check(&p, t), MCT_STATUS_OVERFLOW);
+    }
+    mct_tally_destroy(t);
+    /* u64 bins take any batch. */
+    t = sim_test_tally(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, MCT_DTYPE_U64, 1, 1);
+    p.histories = INT64_C(10000000000);
+    p.batches = mct_pet_min_batches(p.histories, MCT_DTYPE_U64);
+    ASSERT_STATUS(mct_pet_check(&p, t), MCT_STATUS_SUCCESS);
+    mct_tally_destroy(t);
+}
+
 int main(void) {
+    test_i32_batches();
     test_detmath();
     test_bad_input();
     test_indices();

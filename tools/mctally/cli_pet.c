@@ -180,13 +180,18 @@ static double point_acceptance(const mct_pet_params_t* p) {
     return m / sqrt(m * m + R * R);
 }
 
-static int run_status(mct_status_t st, const run_args_t* a, const mct_pet_params_t* p) {
+static int run_status(mct_status_t st, const run_args_t* a, const mct_pet_params_t* p, mct_tally_t tally) {
+    mct_tally_desc_t d;
+    const int i32 = mct_tally_get_desc(tally, &d) == MCT_STATUS_SUCCESS && d.dtype == MCT_DTYPE_I32;
     if (st == MCT_STATUS_NOT_SUPPORTED && a->cfg.method == MCT_METHOD_SHARED)
         return mct_cli_error("pet: the LOR index's bins do not fit in a block's 48 KiB of shared memory (method shared)");
+    if (st == MCT_STATUS_OVERFLOW && i32 && p->batches < mct_pet_min_batches(p->histories, MCT_DTYPE_I32))
+        return mct_cli_error("pet: an i32 bin could pass 2^31 - 1 in a batch of %lld decays; use at least %lld batches "
+                             "or dtype = u64",
+                             (long long)(p->histories / p->batches + (p->histories % p->batches != 0)),
+                             (long long)mct_pet_min_batches(p->histories, MCT_DTYPE_I32));
     if (st == MCT_STATUS_OVERFLOW)
-        return mct_cli_error("pet: an i32 bin could pass 2^31 - 1 in a batch of %lld decays, or a bin overflowed; use "
-                             "more batches or dtype = u64",
-                             (long long)(p->histories / p->batches));
+        return mct_cli_error("pet: a bin passed its type's range; use dtype = u64");
     return mct_cli_report_status(st, a, "pet");
 }
 
@@ -195,9 +200,9 @@ int mct_cli_run_pet(const run_args_t* a, mct_tally_t tally) {
     p.index = a->pet_index;
     p.ranks = a->ranks ? a->ranks->sim : NULL;
     mct_status_t st = mct_pet_check(&p, tally);
-    if (st) return run_status(st, a, &p);
+    if (st) return run_status(st, a, &p, tally);
     mct_pet_result_t r;
-    if ((st = mct_pet_run(&p, tally, &r))) return run_status(st, a, &p);
+    if ((st = mct_pet_run(&p, tally, &r))) return run_status(st, a, &p, tally);
     mct_cli_rank_report_t rep;
     const int ranked = mct_cli_ranks_report(a, tally, &rep);
     if (ranked) return ranked == 2 ? 0 : 1;
