@@ -207,6 +207,24 @@ step bench_phantom env MCT_COMMIT="$COMMIT" \
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
 fi
 
+# Buffered deposits (not in the default stages): the phantom's Table II layout (100³ / 10³ / 2³
+# voxels, every method) with deposit = direct and = buffered, each case beside its own discarding
+# launch, then the random-walk user kernel (1e5 bins) direct / buffered / discarding:
+# bench_deposit_{direct,buffered,random_walk}.json and bench_deposit.md. MCT_PHANTOM_SCALE scales the
+# histories; MCT_DEPOSIT_CAP (default 120 s) skips a case predicted to run longer.
+if stage bench_deposit; then
+for dep in direct buffered; do
+  step "bench_deposit_$dep" env MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --deposit $dep \
+    --scale "${MCT_PHANTOM_SCALE:-1}" --cap "${MCT_DEPOSIT_CAP:-120}" --out "$OUT/bench_deposit_$dep.json"
+done
+step bench_deposit_random_walk env MCT_COMMIT="$COMMIT" "$BUILD/bench_random_walk" \
+  --out "$OUT/bench_deposit_random_walk.json"
+[ -f "$OUT/bench_deposit_direct.json" ] && [ -f "$OUT/bench_deposit_buffered.json" ] &&
+  python3 bench/deposit/table.py "$OUT/bench_deposit_direct.json" "$OUT/bench_deposit_buffered.json" \
+    "$OUT/bench_deposit_random_walk.json" --command "MCT_SUITE_STAGES='build bench_deposit' scripts/gpu_suite.sh" \
+    >"$OUT/bench_deposit.md"
+fi
+
 # The phantom kernel's builds on the same GPU (not in the default stages), each timed by the Table II
 # rows of atomic and block_reduce: the main build, and the variants listed in MCT_PHANTOM_VARIANTS
 # ("NAME:FLAGS ...", e.g. no_hooks:-DMCT_BENCHMARK_HOOKS=0); MCT_VARIANT_SRC, another source tree,

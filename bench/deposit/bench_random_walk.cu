@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 #include <vector>
@@ -74,9 +75,15 @@ int main(int argc, char** argv) {
     const int block = 128, grid = sms * 8;
     FILE* f = out ? fopen(out, "w") : stdout;
     if (!f) return fprintf(stderr, "bench_random_walk: cannot write '%s'\n", out), 1;
-    fprintf(f, "{\"suite\": \"deposit_random_walk\", \"walkers\": %llu, \"bins\": %lld, \"grid\": %d, \"block\": %d, "
-               "\"reps\": %d, \"cases\": [\n",
-            (unsigned long long)walkers, (long long)bins, grid, block, reps);
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    char date[32];
+    const time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    const char* commit = getenv("MCT_COMMIT");
+    fprintf(f, "{\"suite\": \"deposit_random_walk\", \"device\": \"%s\", \"date\": \"%s\", \"commit\": \"%s\", "
+               "\"walkers\": %llu, \"bins\": %lld, \"grid\": %d, \"block\": %d, \"reps\": %d, \"cases\": [\n",
+            prop.name, date, commit ? commit : "unknown", (unsigned long long)walkers, (long long)bins, grid, block, reps);
     int first = 1;
     for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
         const mct_dtype_t dt = (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) ? MCT_DTYPE_F32 : MCT_DTYPE_F64;
