@@ -57,7 +57,8 @@ step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
 for tool in memcheck racecheck; do
   step "sanitize_${tool}_block_counter" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/test_block_counter_cuda"
   step "sanitize_${tool}_rng" $SAN --tool $tool "$BUILD/tests/kat/test_rng_kat_cuda" tests/kat/rng_kat_vectors.txt
-  for t in test_mct_add_float test_mct_add_int test_mct_add_exact test_device_add test_example_voxel test_thread_run; do
+  for t in test_mct_add_float test_mct_add_int test_mct_add_exact test_device_add test_example_voxel test_thread_run \
+    test_deposit_buffer; do
     step "sanitize_${tool}_$t" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/${t}_cuda"
   done
   # Warp reductions, and prefix scans at modest n (MCT_TEST_QUICK, and the largest n set by MCT_TEST_LARGE_N).

@@ -309,7 +309,9 @@ struct mct_deposit_buffer {
         const unsigned home = view.nbins <= HOT ? b : (b * 2654435761u) >> (32 - HOT_LOG2);
         for (int probe = 0; probe < 2; ++probe) {
             const unsigned s = (home + (unsigned)probe) & (unsigned)(HOT - 1);
-            unsigned tag = tags[s];
+            /* A plain (volatile) read: a slot's tag changes once, from EMPTY to
+             * its bin, by the CAS below; a stale EMPTY only sends us to the CAS. */
+            unsigned tag = ((volatile unsigned*)tags)[s];
             if (tag == EMPTY) {
                 tag = atomicCAS(tags + s, EMPTY, b);
                 if (tag == EMPTY) tag = b; /* claimed */
