@@ -226,7 +226,8 @@ static void test_backends_and_shapes(void) {
                  {MCT_METHOD_WAG_MATCH, MCT_DTYPE_F64, 1e-9}, {MCT_METHOD_SHARED, MCT_DTYPE_F64, 1e-9},
                  {MCT_METHOD_REPLICATED, MCT_DTYPE_F64, 1e-9}, {MCT_METHOD_ATOMIC, MCT_DTYPE_F32, 1e-5},
                  {MCT_METHOD_KAHAN, MCT_DTYPE_F32, 1e-5}, {MCT_METHOD_CAS, MCT_DTYPE_F64, 1e-9},
-                 {MCT_METHOD_WAG, MCT_DTYPE_F64, 1e-9}};
+                 {MCT_METHOD_WAG, MCT_DTYPE_F64, 1e-9}, {MCT_METHOD_KAHAN_NAIVE, MCT_DTYPE_F32, 1e-5},
+                 {MCT_METHOD_BLOCK_REDUCE, MCT_DTYPE_F64, 1e-9}};
     for (int dep = MCT_SIM_DEPOSIT_DIRECT; dep <= MCT_SIM_DEPOSIT_BUFFERED; ++dep) {
         p.deposit = (mct_sim_deposit_t)dep;
         for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
