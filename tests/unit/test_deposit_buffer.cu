@@ -104,8 +104,32 @@ static void random_walk_methods(int64_t nbins, uint64_t walkers) {
     }
 }
 
+/** The storage a launch must give: the cache for every cached method, the
+ * run-time form (the view's method) included, the slots for sort_reduce,
+ * nothing for the direct methods; never a function of the bin count. */
+static void storage_sizes(void) {
+    for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
+        const mct_method_t mm = (mct_method_t)m;
+        const size_t want = (mm == MCT_METHOD_ATOMIC || mm == MCT_METHOD_SHARED || mm == MCT_METHOD_REPLICATED) ? 0
+                            : mm == MCT_METHOD_SORT_REDUCE ? (size_t)MCT_DEPOSIT_SLOTS * 96 * 12
+                                                           : (size_t)MCT_DEPOSIT_HOT_BINS * 12;
+        ASSERT_EQ_I64((int64_t)mct_deposit_buffer_storage_bytes(mm, 96), (int64_t)want);
+        for (int64_t nbins : {1, 100000, 2000000000}) {
+            mct_tally_view_t v;
+            memset(&v, 0, sizeof v);
+            v.method = mm, v.nbins = nbins, v.dtype = MCT_DTYPE_F32;
+            ASSERT_EQ_I64((int64_t)mct_deposit_buffer_smem_bytes<float>(v, 96), (int64_t)want);
+            ASSERT_EQ_I64((int64_t)(mct_deposit_buffer_smem_bytes<float, 64, 2>(v, 96)),
+                          (int64_t)mct_deposit_buffer_storage_bytes(mm, 96, 64, 2));
+        }
+    }
+    ASSERT_EQ_I64((int64_t)mct_deposit_buffer_storage_bytes(MCT_METHOD_CAS, 96, 64, 2), 64 * 12);
+    ASSERT_EQ_I64((int64_t)mct_deposit_buffer_storage_bytes(MCT_METHOD_SORT_REDUCE, 96, 64, 2), 2 * 96 * 12);
+}
+
 int main(void) {
     if (!test_have_device()) return 77;
+    storage_sizes();
     float_methods<float>();
     float_methods<double>();
     sweep_both<float, MCT_METHOD_KAHAN>();
