@@ -136,6 +136,12 @@ struct sim_phantom_sink {
     }
 };
 
+/** Voxels the buffered sink's block cache holds: 12 KiB of shared memory a
+ * block, which leaves the 6 blocks of 128 threads an SM holds (register-bound,
+ * SIM_PH_REGISTER_CAP) room to spare, and holds every voxel of a 10^3 grid (a
+ * block-private copy, no claims). */
+#define SIM_PH_HOT_BINS 1024
+
 /** The buffered sink (deposit = buffered, sim_deposit.h): every deposit into
  * a mct_deposit_buffer of method M (block_deposit_buffer.cuh), whose register
  * run, block cache of hot voxels and sort_reduce slots replace the runs and
@@ -144,7 +150,7 @@ struct sim_phantom_sink {
  * storage, so that it measures this kernel's own transport. */
 template <typename T, mct_method_t M>
 struct sim_phantom_buffered_sink {
-    mct_deposit_buffer<T, M> buf;
+    mct_deposit_buffer<T, M, SIM_PH_HOT_BINS> buf;
     static __device__ __forceinline__ int& discard(void) {
         __shared__ int d;
         return d;
@@ -354,7 +360,7 @@ static inline int sim_phantom_buffers(mct_sim_deposit_t d, const mct_tally_view_
 /** Dynamic shared memory of the kernel for this tally and block size. */
 template <typename T>
 static inline size_t sim_phantom_smem(const mct_tally_view_t& view, int block, int buffered = 0) {
-    if (buffered) return mct_deposit_buffer_smem_bytes<T>(view, block);
+    if (buffered) return mct_deposit_buffer_smem_bytes<T, SIM_PH_HOT_BINS>(view, block);
     return sim_phantom_runs<T>(view, block) ? sim_phantom_run_end<T>(view, block) : mct_block_tally_smem_bytes<T>(view);
 }
 
