@@ -210,9 +210,10 @@ fi
 
 # Buffered deposits (not in the default stages): the phantom's Table II layout (100³ / 10³ / 2³
 # voxels, every method) with deposit = direct and = buffered, each case beside its own discarding
-# launch, then the random-walk user kernel (1e5 bins) direct / buffered / discarding:
-# bench_deposit_{direct,buffered,random_walk}.json and bench_deposit.md. MCT_PHANTOM_SCALE scales the
-# histories; MCT_DEPOSIT_CAP (default 120 s) skips a case predicted to run longer.
+# launch, the random-walk user kernel (1e5 bins) direct / buffered / discarding, and Liu's test 1
+# (tally_only, Table II) direct and buffered: bench_deposit_*.json and bench_deposit.md.
+# MCT_PHANTOM_SCALE scales the histories; MCT_DEPOSIT_CAP (default 120 s) skips a case predicted to
+# run longer.
 if stage bench_deposit; then
 for dep in direct buffered; do
   step "bench_deposit_$dep" env MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --deposit $dep \
@@ -220,10 +221,19 @@ for dep in direct buffered; do
 done
 step bench_deposit_random_walk env MCT_COMMIT="$COMMIT" "$BUILD/bench_random_walk" \
   --out "$OUT/bench_deposit_random_walk.json"
+for dep in direct buffered; do
+  step "bench_deposit_tally_only_$dep" env MCT_COMMIT="$COMMIT" "$MCT" bench tally_only --tables 2 --deposit $dep \
+    --out "$OUT/bench_deposit_tally_only_$dep.json"
+done
 [ -f "$OUT/bench_deposit_direct.json" ] && [ -f "$OUT/bench_deposit_buffered.json" ] &&
   python3 bench/deposit/table.py "$OUT/bench_deposit_direct.json" "$OUT/bench_deposit_buffered.json" \
     "$OUT/bench_deposit_random_walk.json" --command "MCT_SUITE_STAGES='build bench_deposit' scripts/gpu_suite.sh" \
     >"$OUT/bench_deposit.md"
+for dep in direct buffered; do
+  [ -f "$OUT/bench_deposit_tally_only_$dep.json" ] && { echo "## tally_only, deposit = $dep"; echo;
+    python3 bench/tally_only/table.py "$OUT/bench_deposit_tally_only_$dep.json" \
+      --command "mctally bench tally_only --tables 2 --deposit $dep"; } >>"$OUT/bench_deposit.md"
+done
 fi
 
 # The phantom kernel's builds on the same GPU (not in the default stages), each timed by the Table II
