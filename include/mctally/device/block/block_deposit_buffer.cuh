@@ -30,14 +30,17 @@
  * - HOT (cas, wag, wib, wag_match, warp_reduce, block_reduce, kahan,
  *   kahan_naive, fixed): (1) a lane's consecutive deposits into one bin are
  *   summed in a register (the run) in the method's carrier, and reach the rest
- *   as one deposit when the bin changes; (2) a block-shared cache of HOT bins:
- *   the first run into a free slot claims it for its bin (one shared CAS), and
- *   later runs into a cached bin are one shared-memory atomic add, which on a
- *   hot bin replaces the global compare-and-swap loops the whole GPU would
- *   otherwise contend on; (3) a run whose bin finds no slot is added at once
- *   with the method itself (its warp aggregation among the lanes arriving
- *   together, its CAS, its Kahan step). flush() adds each cached bin once into
- *   the tally, with the method's own global update. Slots are never evicted,
+ *   as one deposit when the bin changes; (2) the runs that lanes of a warp
+ *   hand on together are summed per bin first (one __match_any_sync among the
+ *   lanes that arrive together, whoever they are: a lane alone pays a few
+ *   instructions, a converged warp's adds into few bins shrink to one per
+ *   bin); (3) a block-shared cache of HOT bins: the first sum into a free
+ *   slot claims it for its bin (one shared CAS), and later sums into a cached
+ *   bin are one shared-memory atomic add, which on a hot bin replaces the
+ *   global compare-and-swap loops the whole GPU would otherwise contend on;
+ *   (4) a sum whose bin finds no slot is added at once with the method's own
+ *   update (its CAS loop, its Kahan step, its atomic). flush() adds each
+ *   cached bin once into the tally, with the method's own update. Slots are never evicted,
  *   so a block's cache holds the bins it met first; with nbins <= HOT the cache
  *   holds every bin (a block-private copy). The carrier: int64 round(v 2^s) for
  *   fixed (each value converted once, at add(), as mct_add does), double for
@@ -300,10 +303,17 @@ struct mct_deposit_buffer {
         }
     }
 
-    /** A run's sum into the cache, or, without a slot, into the tally. */
+    /** A run's sum, with those of the lanes arriving together into the same
+     * bin, into the cache, or, without a slot, into the tally. */
     template <mct_method_t L>
     __device__ __forceinline__ void deposit(int bin, mct__deposit_carrier_t<T, L> v) {
         typedef mct__deposit_carrier_t<T, L> C;
+        /* Read once: every lane of the group must name the same mask. Integer
+         * sums (fixed's int64 included) are checked for overflow. */
+        const unsigned active = __activemask();
+        const unsigned peers = mct_warp_peers_match(active, (unsigned)bin);
+        v = mct_warp_segmented_reduce(active, peers, v, mct_checked_plus{view.flags});
+        if (!mct_warp_is_leader(peers)) return;
         unsigned* const tags = cache_tags();
         const unsigned b = (unsigned)bin;
         const unsigned home = view.nbins <= HOT ? b : (b * 2654435761u) >> (32 - HOT_LOG2);
@@ -321,7 +331,7 @@ struct mct_deposit_buffer {
                 return;
             }
         }
-        direct<L>((int64_t)bin, v);
+        global_update<L>((int64_t)bin, v);
     }
 
     template <typename C>
@@ -334,26 +344,8 @@ struct mct_deposit_buffer {
             mct_atomic_add(p, v, view.flags);
     }
 
-    /** mct_add's steps 2 and 3 for a prepared carrier value: the method's
-     * peers among the lanes arriving together, its group sum, its update. */
-    template <mct_method_t L>
-    __device__ __forceinline__ void direct(int64_t bin, mct__deposit_carrier_t<T, L> c) {
-        constexpr mct_method_t A = mct_any_lane_method(L);
-        typedef mct__acc_t<T, A> V;
-        V v = (V)c;
-        constexpr mct__peer_search search = mct__peers_of(A);
-        if constexpr (search != MCT__PEERS_NONE) {
-            const unsigned active = __activemask();
-            const unsigned key = (unsigned)bin;
-            const unsigned peers =
-                search == MCT__PEERS_MATCH ? mct_warp_peers_match(active, key) : mct_warp_peers_ballot(active, key);
-            v = mct_warp_segmented_reduce(active, peers, v, mct_checked_plus{view.flags});
-            if (!mct_warp_is_leader(peers)) return;
-        }
-        mct__update<T, A>(view, bin, v);
-    }
-
-    /** One cached bin's block sum into the tally, with the method's update. */
+    /** A sum into the tally with the method's update (the global step of
+     * mct_add: its CAS, Kahan step, checked or fixed-point atomic). */
     template <mct_method_t L>
     __device__ __forceinline__ void global_update(int64_t bin, mct__deposit_carrier_t<T, L> c) {
         constexpr mct_method_t A = mct_any_lane_method(L);
