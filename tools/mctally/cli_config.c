@@ -219,6 +219,8 @@ static const choice_key_t pet_choices[] = {
     {"index", offsetof(mct_pet_params_t, index), {"auto", "full", "compressed", "total"},
      {MCT_PET_INDEX_AUTO, MCT_PET_INDEX_FULL, MCT_PET_INDEX_COMPRESSED, MCT_PET_INDEX_TOTAL}, NULL},
     {"doi", offsetof(mct_pet_params_t, doi), {"off", "on"}, {0, 1}, NULL},
+    {"deposit", offsetof(mct_pet_params_t, deposit), {"auto", "direct", "buffered"},
+     {MCT_SIM_DEPOSIT_AUTO, MCT_SIM_DEPOSIT_DIRECT, MCT_SIM_DEPOSIT_BUFFERED}, NULL},
     {NULL, 0, {NULL}, {0}, NULL}};
 
 /* [pet] cylinder = x y z length radius activity and ellipsoid = x y z ax ay
