@@ -36,13 +36,15 @@ enum { CTL_SKIP = 0, CTL_IF = 1, CTL_ELSE = 2, CTL_EXIT = 3 };
 enum { FORM_ADD = 0, FORM_ADD_RUNTIME = 1, FORM_BLOCK = 2, FORM_BLOCK_RUNTIME = 3, FORM_BUFFER = 4, FORM_BUFFER_RUNTIME = 5 };
 /* The buffered forms (block_deposit_buffer.cuh): FORM_BUFFER with a small
  * cache and few slots, so that the cache runs out of slots and the lanes'
- * sort_reduce slots fill mid-warp, at different times in different lanes;
- * FORM_BUFFER_RUNTIME with the defaults and the method from the view. */
+ * sort_reduce slots fill mid-warp, at different times in different lanes,
+ * compiled without the rounding-loss hook (the harness's views have no
+ * shadow); FORM_BUFFER_RUNTIME with the defaults and the method from the view. */
 #define HARNESS_BUFFER_HOT 8
 #define HARNESS_BUFFER_SLOTS 3
 template <typename T, mct_method_t M, int FORM>
 using harness_buffer_t =
-    typename std::conditional<FORM == FORM_BUFFER, mct_deposit_buffer<T, M, HARNESS_BUFFER_HOT, HARNESS_BUFFER_SLOTS>,
+    typename std::conditional<FORM == FORM_BUFFER,
+                              mct_deposit_buffer<T, M, HARNESS_BUFFER_HOT, HARNESS_BUFFER_SLOTS, MCT_LOSS_NONE>,
                               mct_deposit_buffer<T>>::type;
 template <mct_method_t M, int FORM>
 static size_t harness_buffer_bytes(int block) {
