@@ -63,8 +63,11 @@
  * f32, so its bound becomes (2u + 4nu^2 + n 2^-53) Σ|x|. Plain float methods
  * keep gamma(n-1) Σ|x|: each rounding still merges at least two addends.
  *
- * Storage: mct_deposit_buffer_storage_bytes(method, nbins, block_threads, HOT,
- * SLOTS) bytes of block-shared memory, 16-byte aligned, the caller's (as for
+ * Bins: below 2^31 (a run's bin and a cache tag are 32-bit), as mct_add's
+ * peer search assumes; out-of-range bins are dropped and flagged at add().
+ *
+ * Storage: mct_deposit_buffer_storage_bytes(method, block_threads, HOT, SLOTS)
+ * bytes of block-shared memory, 16-byte aligned, the caller's (as for
  * mct_block_tally): 12 HOT bytes for HOT methods, 12 SLOTS block_threads for
  * sort_reduce, 0 for DIRECT. The run-time form (M = MCT_METHOD_FROM_VIEW) needs
  * the bytes of view.method, which mct_deposit_buffer_smem_bytes<T>(view, block)
@@ -130,8 +133,8 @@ using mct__deposit_carrier_t =
 /** log2 of a power of two, at compile time. */
 MCT_HD constexpr int mct__log2(int x) { return x <= 1 ? 0 : 1 + mct__log2(x / 2); }
 
-/** One run-time method as a template argument: f.template operator()<M>() for
- * the view's method m (the switch is warp- and block-uniform). */
+/** One run-time method as a template argument: f.template run<M>() for the
+ * view's method m (the switch is warp- and block-uniform). */
 template <typename F>
 __device__ __forceinline__ void mct__deposit_dispatch(mct_method_t m, F&& f) {
     switch (m) {
