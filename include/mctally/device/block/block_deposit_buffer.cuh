@@ -168,9 +168,6 @@ struct mct_deposit_buffer {
     static_assert(SLOTS >= 1, "SLOTS must be at least 1");
     static constexpr unsigned EMPTY = 0xffffffffu; /* a free cache slot (bins are < 2^31) */
     static constexpr int HOT_LOG2 = mct__log2(HOT);
-    /* Which kinds this instance can meet: a fixed method's alone. */
-    static constexpr bool can_hot = M == MCT_METHOD_FROM_VIEW || mct_deposit_kind_of(M) == MCT_DEPOSIT_HOT;
-    static constexpr bool can_append = M == MCT_METHOD_FROM_VIEW || mct_deposit_kind_of(M) == MCT_DEPOSIT_APPEND;
 
     const mct_tally_view_t& view;
     int storage_offset; /* from the start of the dynamic shared memory (see mct_block_tally) */
