@@ -71,7 +71,7 @@ static int params_valid(const mct_phantom_params_t* p) {
     return !mct_sim_params_check(&mct_phantom_param_table, p, NULL) && p->energy_MeV > p->electron_cutoff_MeV &&
            p->energy_MeV > p->photon_cutoff_MeV && p->histories >= p->batches &&
            (p->particle == MCT_PHANTOM_ELECTRON || p->particle == MCT_PHANTOM_PHOTON) &&
-           (p->mcs == MCT_PHANTOM_MCS_TRANSPORT || p->mcs == MCT_PHANTOM_MCS_HIGHLAND) &&
+           p->mcs == MCT_PHANTOM_MCS_TRANSPORT &&
            (unsigned)p->transport <= (unsigned)MCT_PHANTOM_TRANSPORT_F32;
 }
 

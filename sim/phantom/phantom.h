@@ -36,11 +36,12 @@ typedef enum {
     MCT_PHANTOM_TRANSPORT_F32 = 2
 } mct_phantom_transport_t;
 
-/** Multiple scattering per condensed-history step (applied at a random point
- * of the step, and folded onto the sphere, see phantom_physics_body.inc). */
+/** Multiple scattering per condensed-history step, applied at a random point
+ * of the step (see MCT_PH(mcs_one_minus_cos) in phantom_physics_body.inc). One
+ * model: the modified Wentzel law with the exact first two Goudsmit-Saunderson
+ * moments of screened Rutherford scattering over the step. */
 typedef enum {
-    MCT_PHANTOM_MCS_TRANSPORT = 0, /**< mean cosine exp(-s/lambda1) from screened Rutherford transport cross sections (default) */
-    MCT_PHANTOM_MCS_HIGHLAND = 1   /**< Highland's Gaussian width of the projected angle (PDG) */
+    MCT_PHANTOM_MCS_TRANSPORT = 0 /**< the only model (the problem file's `mcs = transport`) */
 } mct_phantom_mcs_t;
 
 /** The parameters; the numeric ones' ranges and defaults are in

@@ -81,7 +81,12 @@ enum {
     MCT_PH_T_SIG_MOLLER,    /**< electron: Moller collisions with energy transfer > delta threshold, 1/cm */
     MCT_PH_T_SIG_MAJ,       /**< electron: a majorant of the sum of both for all energies <= T, 1/cm */
     MCT_PH_T_INV_LAMBDA1,   /**< electron: inverse first transport mean free path (screened Rutherford), 1/cm */
+    MCT_PH_T_INV_LAMBDA2,   /**< electron: inverse second transport mean free path (screened Rutherford), 1/cm */
     MCT_PH_T_E_OF_R,        /**< range grid: kinetic energy with this residual range, MeV */
+    MCT_PH_T_MW_LN_A,       /**< logit grid: ln A of the Wentzel law whose mean of u = (1 - cos)/2 is m, at logit ln(m/(1/2 - m)) */
+    MCT_PH_T_MW_RATIO,      /**< logit grid: <u^2>/<u> of that Wentzel law */
+    MCT_PH_T_MW_INV_LN_A,   /**< ratio grid: ln A of the Wentzel law whose <u^2>/<u> is 1/t, at t */
+    MCT_PH_T_MW_INV_LN_M,   /**< ratio grid: ln <u> of that Wentzel law */
     MCT_PH_T_COUNT
 };
 

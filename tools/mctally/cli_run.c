@@ -582,7 +582,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
     cJSON_AddNumberToObject(j, "energy_MeV", p->energy_MeV);
     cJSON_AddStringToObject(j, "particle", p->particle == MCT_PHANTOM_PHOTON ? "photon" : "electron");
     cJSON_AddStringToObject(j, "transport", r->transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64");
-    cJSON_AddStringToObject(j, "mcs", p->mcs == MCT_PHANTOM_MCS_HIGHLAND ? "highland" : "transport");
+    cJSON_AddStringToObject(j, "mcs", "transport");
     cJSON_AddNumberToObject(j, "electron_cutoff_MeV", p->electron_cutoff_MeV);
     cJSON_AddNumberToObject(j, "photon_cutoff_MeV", p->photon_cutoff_MeV);
     cJSON_AddNumberToObject(j, "delta_threshold_MeV", r->delta_threshold_MeV);
