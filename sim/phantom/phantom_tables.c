@@ -53,7 +53,7 @@ typedef struct {
 
 static thresholds_t thresholds_of(const mct_phantom_params_t* p) {
     thresholds_t th;
-    th.dcut = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV;
+    th.dcut = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : MCT_PHANTOM_DELTA_DEFAULT_MEV;
     th.kcut = p->brems_threshold_MeV > 0.0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV;
     return th;
 }
