@@ -12,6 +12,8 @@
 #include <time.h>
 #include <vector>
 
+#include "bench_stamp.h"
+
 #define BENCH_CHECK(call)                                                                     \
     do {                                                                                      \
         cudaError_t e_ = (call);                                                              \
@@ -67,12 +69,7 @@ static inline cJSON* mct_bench_root(const char* suite, cudaDeviceProp* prop) {
     cJSON_AddNumberToObject(dev, "cc", prop->major * 10 + prop->minor);
     cJSON_AddNumberToObject(dev, "cuda_driver", driver);
     cJSON_AddNumberToObject(dev, "cuda_runtime", runtime);
-    time_t now = time(NULL);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(root, "date", date);
-    const char* commit = getenv("MCT_COMMIT");
-    cJSON_AddStringToObject(root, "commit", commit ? commit : "unknown");
+    mct_bench_stamp(root);
     return root;
 }
 

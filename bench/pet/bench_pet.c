@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../common/bench_stamp.h"
+#include "cli_flags.h"
 #include "mctally/mct.h"
 #include "pet.h"
 #include "pet_reco.h"
@@ -344,14 +346,12 @@ int mct_bench_pet(int argc, char** argv) {
         }
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench pet: %s needs a value\n", argv[i]), 1;
         if (!strcmp(argv[i], "--scale")) {
-            a.scale = atof(argv[++i]);
+            MCT_CLI_FLAG_F64(a.scale, "bench pet --scale", argv[++i], 0.0);
             if (!(a.scale > 0.0)) return fprintf(stderr, "mctally: bench pet: --scale must be > 0\n"), 1;
         } else if (!strcmp(argv[i], "--reps")) {
-            a.reps = atoi(argv[++i]);
-            if (a.reps < 1 || a.reps > 32) return fprintf(stderr, "mctally: bench pet: --reps 1 .. 32\n"), 1;
+            MCT_CLI_FLAG_INT(a.reps, "bench pet --reps", argv[++i], 1, 32);
         } else if (!strcmp(argv[i], "--iterations")) {
-            a.iterations = atoi(argv[++i]);
-            if (a.iterations < 1 || a.iterations > 1000) return fprintf(stderr, "mctally: bench pet: --iterations 1 .. 1000\n"), 1;
+            MCT_CLI_FLAG_INT(a.iterations, "bench pet --iterations", argv[++i], 1, 1000);
         } else if (!strcmp(argv[i], "--parts")) {
             const char* s = argv[++i];
             a.parts[0] = strstr(s, "table8.2") != NULL, a.parts[1] = strstr(s, "index") != NULL;
@@ -385,12 +385,7 @@ int mct_bench_pet(int argc, char** argv) {
     if (probe) mct_tally_device_name(probe, device, sizeof device);
     mct_tally_destroy(probe);
     cJSON_AddStringToObject(root, "device", device);
-    char date[32];
-    const time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(root, "date", date);
-    const char* commit = getenv("MCT_COMMIT");
-    cJSON_AddStringToObject(root, "commit", commit ? commit : "unknown");
+    mct_bench_stamp(root);
     cJSON_AddNumberToObject(root, "scale", a.scale);
     cJSON_AddNumberToObject(root, "reps", a.reps);
     cJSON_AddStringToObject(root, "scanner", "400 crystals x 64 rings, 4 x 4 x 20 mm, R = 254.648 mm (the book's)");

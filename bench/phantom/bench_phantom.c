@@ -28,9 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli_flags.h"
 #include <time.h>
 
+#include "../common/bench_stamp.h"
+#include "cli_flags.h"
 #include "mctally/mct.h"
 #include "phantom.h"
 
@@ -295,12 +296,7 @@ int mct_bench_phantom(int argc, char** argv) {
     if (mct_tally_create(&probe, &d) == MCT_STATUS_SUCCESS) mct_tally_device_name(probe, device, sizeof device);
     mct_tally_destroy(probe);
     cJSON_AddStringToObject(root, "device", device);
-    char date[32];
-    const time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(root, "date", date);
-    const char* commit = getenv("MCT_COMMIT");
-    cJSON_AddStringToObject(root, "commit", commit ? commit : "unknown");
+    mct_bench_stamp(root);
     cJSON_AddNumberToObject(root, "scale", a.scale);
     cJSON_AddNumberToObject(root, "reps", a.reps);
     cJSON_AddStringToObject(root, "beam", "20 MeV electrons, 40 cm water cube, cut-offs 0.2 / 0.01 MeV, 4 % steps");

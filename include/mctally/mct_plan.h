@@ -17,7 +17,9 @@
  *  - MEASURE: times the estimate's leading admissible candidates (four) on the
  *    tally's own backend with scratch tallies and mct_tally_add_device_grouped,
  *    on the caller's key sample repeated (or synthetic keys of the same
- *    pattern) to a size where the adds dominate, within plan_budget_s.
+ *    pattern) to a size where the adds dominate, within plan_budget_s and,
+ *    when adds_per_bin announces the batch, within 2 % of its predicted time
+ *    (a batch too small for one measurement keeps the estimate).
  *  - wisdom: a plan saved for the same device, backend, type, bin count class,
  *    width, needs and pattern is reused (mct_wisdom_t); new plans are recorded.
  *

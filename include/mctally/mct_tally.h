@@ -56,7 +56,8 @@ typedef struct {
 
     /* How to plan when method is AUTO (mct_plan.h); ignored otherwise. */
     mct_plan_mode_t plan_mode; /**< ESTIMATE (default) or MEASURE */
-    double plan_budget_s;      /**< MEASURE: most seconds spent timing candidates (default 0.25) */
+    double plan_budget_s;      /**< MEASURE: most seconds spent timing candidates (default 0.25); with adds_per_bin
+                                    given, also at most 2 % of that batch (below one measurement: the estimate) */
     mct_wisdom_t wisdom;       /**< optional: saved plans to reuse, and where new plans are recorded */
     const uint32_t* key_sample; /**< optional host keys like the ones to come, read only during creation: best
                                      as runs of consecutive keys (a warp's neighbours, runs of equal keys) taken

@@ -37,6 +37,21 @@ static inline cudaError_t sim_device_open(int device, int* sms) {
     return err;
 }
 
+/** The blocks of a persistent grid: `fixed` when the caller fixed it (> 0),
+ * else as many blocks of `kernel` as can be resident at once (its own
+ * occupancy at this block size and shared memory) on `sms` multiprocessors;
+ * one per multiprocessor when the occupancy query fails. */
+template <typename K>
+static inline int sim_persistent_grid(int fixed, K kernel, int block, size_t smem, int sms) {
+    if (fixed > 0) return fixed;
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem) != cudaSuccess || per_sm < 1) {
+        cudaGetLastError();
+        per_sm = 1;
+    }
+    return per_sm * sms;
+}
+
 /** The tally's stream, as the engines launch on it. */
 static inline cudaStream_t sim_stream(const sim_engine_args_t* a) { return (cudaStream_t)a->stream; }
 

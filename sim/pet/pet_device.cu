@@ -55,19 +55,11 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
     return sim_setup_status(err);
 }
 
-/* The persistent grid: as many blocks as can be resident at once (from the
- * occupancy of this very kernel instance), unless the caller fixed it. */
+/* The persistent grid of this very kernel instance (sim_persistent_grid). */
 template <typename T>
 static int persistent_grid(const pet_device_t* d, const mct_tally_view_t& view) {
-    if (d->grid_blocks > 0) return d->grid_blocks;
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sim_pet_kernel_for<T>(view, d->discard), d->block,
-                                                      sim_pet_smem<T>(view)) != cudaSuccess ||
-        per_sm < 1) {
-        cudaGetLastError();
-        per_sm = 1;
-    }
-    return per_sm * d->sms;
+    return sim_persistent_grid(d->grid_blocks, sim_pet_kernel_for<T>(view, d->discard), d->block, sim_pet_smem<T>(view),
+                               d->sms);
 }
 
 static int grid_for(const pet_device_t* d, const mct_tally_view_t& view) {

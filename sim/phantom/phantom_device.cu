@@ -62,19 +62,11 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
     return MCT_STATUS_SUCCESS;
 }
 
-/* The persistent grid: as many blocks as can be resident at once (from the
- * occupancy of this very kernel), unless the caller fixed it. */
+/* The persistent grid of this very kernel (sim_persistent_grid). */
 template <typename R, typename T>
 static int persistent_grid(const phantom_device_t* d, const mct_tally_view_t& view) {
-    if (d->grid_blocks > 0) return d->grid_blocks;
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sim_phantom_kernel_for<R, T>(view), d->block,
-                                                      sim_phantom_smem<T>(view, d->block)) != cudaSuccess ||
-        per_sm < 1) {
-        cudaGetLastError();
-        per_sm = 1;
-    }
-    return per_sm * d->sms;
+    return sim_persistent_grid(d->grid_blocks, sim_phantom_kernel_for<R, T>(view), d->block,
+                               sim_phantom_smem<T>(view, d->block), d->sms);
 }
 
 static int grid_for(const phantom_device_t* d, const mct_tally_view_t& view) {

@@ -243,27 +243,67 @@ static void synth_keys(uint32_t* k, int64_t n, int64_t cells, mct_key_pattern_t 
 /* Measure: the estimate's MEASURE_TOP admissible methods, in its order, each on
  * a scratch tally of the same shape on the tally's own backend. The keys are
  * the caller's sample (or synthetic keys of its pattern) repeated to a size at
- * which the adds, not the launches and waits, dominate (2^23 updates on a GPU),
- * so the pattern's contention is what is timed: one warm-up, then timed rounds
- * of `inner` adds with one flush and one wait, on the whole sample and on its
- * first quarter, until the method's share of the budget is spent; the time per
- * update is the difference of the two over the difference of their updates. Methods far down the estimate are not measured (a
- * CAS loop on a hot bin could take minutes on such a sample); they, and those
- * the budget does not reach, keep their estimate and rank after the measured. */
+ * which the adds, not the launches and waits, dominate (up to 2^23 updates on a
+ * GPU), so the pattern's contention is what is timed: one warm-up, then timed
+ * rounds of `inner` adds with one flush and one wait, on the whole sample and
+ * on its first quarter, until the method's share of the budget is spent; the
+ * time per update is the difference of the two over the difference of their
+ * updates. Methods far down the estimate are not measured (a CAS loop on a hot
+ * bin could take minutes on such a sample); they, and those the budget does not
+ * reach, keep their estimate and rank after the measured.
+ *
+ * The size follows the budget: the largest power of two at which every
+ * candidate's warm-up and one round fit it, by the estimate's time per update
+ * and MEASURE_LAUNCH_S per launch and wait. A size whose adds take less than
+ * MEASURE_MIN_ADD_S times launches, not adds; when even that size does not fit,
+ * nothing is measured (*measured = 0) and the estimate stands. */
 #define MEASURE_TOP 4
 #define MEASURE_TIE 0.05
+#define MEASURE_LAUNCH_S 1.5e-5
+#define MEASURE_MIN_ADD_S 2e-5
 #define MCT__PLAN_XSTR(x) #x
 #define MCT__PLAN_STR(x) MCT__PLAN_XSTR(x)
+/* The measured sample's keys for `budget` (see above); 0 when none fits. */
+static int64_t measure_size(const plan_ctx_t* c, const ranked_t* r, int n, int64_t updates, int inner, double budget) {
+    const mct_tally_desc_t* d = c->d;
+    double spu_sum = 0.0, spu_min = HUGE_VAL;
+    int candidates = 0;
+    for (int i = 0; i < n && candidates < MEASURE_TOP; ++i) {
+        if (!r[i].e.admissible) continue;
+        const double spu = r[i].e.seconds_per_update > 0.0 ? r[i].e.seconds_per_update : 1e-9;
+        spu_sum += spu;
+        if (spu < spu_min) spu_min = spu;
+        ++candidates;
+    }
+    if (candidates == 0) return 0;
+    const double w = (double)d->width;
+    const int gpu = c->w.backend == MCT_BACKEND_CUDA;
+    const int64_t top = updates / d->width > 0 ? updates / d->width : 1;
+    const int64_t least = gpu ? 1 : (top < 1024 ? top : 1024); /* host backends: no launch to hide */
+    /* Warm-up (one launch set over the sample) and one round (the sample and its
+     * quarter): 2.25 x inner x the sample's updates, and 3 x inner launches and
+     * waits, per candidate. */
+    for (int64_t ns = top; ns >= least; ns /= 2) {
+        if (gpu && ns < top && (double)ns * w * spu_min < MEASURE_MIN_ADD_S) break;
+        const double cost = 2.25 * inner * (double)ns * w * spu_sum + (gpu ? 3.0 * inner * candidates * MEASURE_LAUNCH_S : 0.0);
+        if (cost <= budget) return ns;
+    }
+    return 0;
+}
+
 static mct_status_t rank_measure(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n,
-                                 double budget, int64_t* sample_n) {
+                                 double budget, int64_t* sample_n, int* measured) {
     const mct_tally_desc_t* d = c->d;
     const int64_t cells = d->bins / d->width;
     const int inner = c->w.backend == MCT_BACKEND_CUDA ? 4 : 1;
     const int64_t updates = c->w.backend == MCT_BACKEND_CUDA ? (INT64_C(1) << 23)
                             : c->w.backend == MCT_BACKEND_CPU ? (INT64_C(1) << 18)
                                                               : (INT64_C(1) << 12);
-    int64_t ns = updates / d->width;
-    if (ns < 1) ns = 1;
+    *measured = 0;
+    *sample_n = 0;
+    int64_t ns = measure_size(c, r, n, updates, inner, budget);
+    if (ns == 0) return MCT_STATUS_SUCCESS; /* not even the smallest measurement fits */
+    *measured = 1;
     const int64_t nv = ns * d->width;
     uint32_t* keys = malloc((size_t)ns * sizeof *keys);
     double* values = malloc((size_t)nv * sizeof *values);
@@ -375,6 +415,21 @@ static mct_status_t rank_measure(const plan_ctx_t* c, mct_key_pattern_t pattern,
     free(keys);
     free(values);
     return st;
+}
+
+/* MEASURE's budget: plan_budget_s (0.25 s when unset), and at most
+ * MCT__PLAN_RUN_SHARE_PCT % of the batch the caller announces (adds_per_bin x
+ * the bins' keys, at the estimate's fastest time per update), so that planning
+ * stays a small share of the work it plans for. r is in the estimate's order. */
+#define MCT__PLAN_RUN_SHARE_PCT 2
+static double measure_budget(const mct_tally_desc_t* d, const ranked_t* r, int n) {
+    double budget = d->plan_budget_s > 0.0 ? d->plan_budget_s : 0.25;
+    if (d->adds_per_bin > 0.0 && n > 0 && r[0].e.admissible && r[0].e.seconds_per_update > 0.0) {
+        const double batch_s = d->adds_per_bin * (double)(d->bins / d->width) * r[0].e.seconds_per_update;
+        const double share = 0.01 * MCT__PLAN_RUN_SHARE_PCT * batch_s;
+        if (share < budget) budget = share;
+    }
+    return budget;
 }
 
 /* ---- The plan ---------------------------------------------------------------------- */
@@ -520,26 +575,38 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
         return MCT_STATUS_UNSATISFIABLE;
     }
     info->source = MCT_PLAN_SOURCE_ESTIMATE;
+    int measured = 0;
     if (d->plan_mode == MCT_PLAN_MEASURE) {
         if (!c.ops) return MCT_STATUS_BACKEND_UNAVAILABLE;
         qsort(r, (size_t)n, sizeof *r, cmp_ranked); /* measure in the estimate's order */
         int64_t sample_n = 0;
-        const double budget = d->plan_budget_s > 0.0 ? d->plan_budget_s : 0.25;
-        mct_status_t st = rank_measure(&c, info->pattern, r, n, budget, &sample_n);
+        const double budget = measure_budget(d, r, n);
+        mct_status_t st = rank_measure(&c, info->pattern, r, n, budget, &sample_n, &measured);
         if (st) return st;
-        fill_ranking(info, r, n);
-        if (!info->ranking[0].admissible) {
-            unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
-            info->method = MCT_METHOD_AUTO;
-            info->seconds = mct__plan_now() - t0;
-            return MCT_STATUS_UNSATISFIABLE;
+        if (!measured) { /* the estimate stands, and says why */
+            const mct_method_t m = r[0].e.method;
+            fill_ranking(info, r, n);
+            info->method = m;
+            snprintf(info->reason, sizeof info->reason,
+                     "%s: fastest predicted for %lld bins of %s, %s; not measured: the budget (%.3g s%s) is below "
+                     "one measurement of the candidates",
+                     mct_method_name(m), (long long)d->bins, mct_dtype_name(d->dtype), pat, budget,
+                     d->adds_per_bin > 0.0 ? ", " MCT__PLAN_STR(MCT__PLAN_RUN_SHARE_PCT) " % of the announced batch" : "");
+        } else {
+            fill_ranking(info, r, n);
+            if (!info->ranking[0].admissible) {
+                unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+                info->method = MCT_METHOD_AUTO;
+                info->seconds = mct__plan_now() - t0;
+                return MCT_STATUS_UNSATISFIABLE;
+            }
+            info->method = info->ranking[0].method;
+            info->source = MCT_PLAN_SOURCE_MEASURE;
+            snprintf(info->reason, sizeof info->reason,
+                     "%s: fastest measured on %s (%.3g ns/update, %lld %s keys x %d, budget %.3g s), %d of %d methods admissible",
+                     mct_method_name(info->method), mct_backend_name(d->backend), 1e9 * info->ranking[0].seconds_per_update,
+                     (long long)sample_n, d->key_sample_n > 0 ? "sampled" : "synthetic", d->width, budget, nadm, n);
         }
-        info->method = info->ranking[0].method;
-        info->source = MCT_PLAN_SOURCE_MEASURE;
-        snprintf(info->reason, sizeof info->reason,
-                 "%s: fastest measured on %s (%.3g ns/update, %lld %s keys x %d), %d of %d methods admissible",
-                 mct_method_name(info->method), mct_backend_name(d->backend), 1e9 * info->ranking[0].seconds_per_update,
-                 (long long)sample_n, d->key_sample_n > 0 ? "sampled" : "synthetic", d->width, nadm, n);
     } else {
         const mct_method_t m = r[best].e.method;
         fill_ranking(info, r, n);
@@ -550,7 +617,8 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
                  mct_method_name(m), info->pattern == MCT_PATTERN_UNKNOWN ? "best in the worst key pattern" : "fastest predicted",
                  (long long)d->bins, mct_dtype_name(d->dtype), pat, d->width, mct_adds_name(d->adds), src, nadm, n);
     }
-    if (d->wisdom && c.ops)
+    /* A measure plan that measured nothing is not saved: a larger batch would measure. */
+    if (d->wisdom && c.ops && (d->plan_mode != MCT_PLAN_MEASURE || measured))
         mct__wisdom_store(d->wisdom, &wk, d->plan_mode, info->method, info->ranking[0].seconds_per_update);
     info->seconds = mct__plan_now() - t0;
     return MCT_STATUS_SUCCESS;

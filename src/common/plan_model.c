@@ -43,17 +43,33 @@ double mct_plan_rounding_loss(mct_dtype_t dtype, mct_method_t method, double add
 
 /* ---- Key samples ----------------------------------------------------------------- */
 
-/* Sorts n keys in place (LSD radix sort, 8 bits a pass): a classification
- * must fit in well under a millisecond, which a comparison sort of thousands
- * of keys through a function pointer does not. */
-static void radix_sort_u32(uint32_t* a, uint32_t* tmp, int64_t n) {
-    for (int shift = 0; shift < 32; shift += 8) {
-        int64_t count[257] = {0};
-        for (int64_t i = 0; i < n; ++i) ++count[((a[i] >> shift) & 0xFFu) + 1];
-        for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
-        for (int64_t i = 0; i < n; ++i) tmp[count[(a[i] >> shift) & 0xFFu]++] = a[i];
-        memcpy(a, tmp, (size_t)n * sizeof *a);
+/* Adds n keys to a count table of `slots` slots (a power of two, at least
+ * twice the keys it will hold; counts zeroed by the caller) and keeps the
+ * most frequent key's count and the number of distinct keys: about one probe
+ * a key. A classification must fit in well under a millisecond; a radix sort
+ * of the sample took most of it. */
+static void key_counts_add(const uint32_t* k, int64_t n, uint32_t* slot_key, uint32_t* slot_count, int64_t slots,
+                           int64_t* hottest, int64_t* present) {
+    const uint64_t mask = (uint64_t)slots - 1;
+    for (int64_t i = 0; i < n; ++i) {
+        uint64_t h = ((uint64_t)k[i] * 0x9E3779B97F4A7C15ull) >> 32 & mask;
+        while (slot_count[h] && slot_key[h] != k[i]) h = (h + 1) & mask;
+        if (!slot_count[h]) slot_key[h] = k[i], ++*present;
+        if ((int64_t)++slot_count[h] > *hottest) *hottest = slot_count[h];
     }
+}
+
+/* Distinct keys among a warp's n <= 32: a 64-slot open-addressed set cleared
+ * by a new stamp per warp, so a warp costs about n probes rather than the
+ * n^2/2 comparisons that made classification most of a plan's time. */
+static int warp_distinct(const uint32_t* k, int64_t n, uint32_t slot_key[64], uint32_t slot_stamp[64], uint32_t stamp) {
+    int distinct = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        unsigned h = (k[i] * 2654435761u) >> 26;
+        while (slot_stamp[h] == stamp && slot_key[h] != k[i]) h = (h + 1) & 63u;
+        if (slot_stamp[h] != stamp) slot_stamp[h] = stamp, slot_key[h] = k[i], ++distinct;
+    }
+    return distinct;
 }
 
 /* Classes, in this order: HOT when one key takes at least a quarter of the
@@ -76,8 +92,11 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
     const int64_t m = windows * window; /* keys read */
     int64_t runs = 0, ascending = 0, pairs = 0, warps = 0;
     double distinct_sum = 0.0;
-    uint32_t* sorted = malloc(2 * (size_t)m * sizeof *sorted);
-    int64_t at = 0;
+    uint32_t slot_key[64] = {0}, slot_stamp[64] = {0}, stamp = 0;
+    int64_t slots = 1;
+    while (slots < 2 * m) slots *= 2;
+    uint32_t* table = malloc(2 * (size_t)slots * sizeof *table); /* keys, then counts */
+    int64_t hottest = 1, present = 1;
     for (int w = 0; w < windows; ++w) {
         const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
         runs += 1;
@@ -86,33 +105,20 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
             ascending += k[i] >= k[i - 1];
         }
         pairs += window - 1;
-        for (int64_t v = 0; v < window; v += 32, ++warps) {
-            const int64_t end = v + 32 < window ? v + 32 : window;
-            int distinct = 0;
-            for (int64_t i = v; i < end; ++i) {
-                int seen = 0;
-                for (int64_t j = v; j < i && !seen; ++j) seen = k[j] == k[i];
-                distinct += !seen;
-            }
-            distinct_sum += distinct;
-        }
-        if (sorted) memcpy(sorted + at, k, (size_t)window * sizeof *sorted);
-        at += window;
+        for (int64_t v = 0; v < window; v += 32, ++warps)
+            distinct_sum += warp_distinct(k + v, (v + 32 < window ? v + 32 : window) - v, slot_key, slot_stamp, ++stamp);
     }
-    int64_t hottest = 1, present = 1;
-    if (sorted) {
-        radix_sort_u32(sorted, sorted + m, m);
-        int64_t run = 1;
-        for (int64_t i = 1; i < m; ++i) {
-            if (sorted[i] == sorted[i - 1]) {
-                ++run;
-            } else {
-                run = 1;
-                ++present;
-            }
-            if (run > hottest) hottest = run;
+    if (table) {
+        int64_t hw = 0, pw = 0;
+        memset(table + slots, 0, (size_t)slots * sizeof *table);
+        /* One table over every window: the windows' keys are counted together. */
+        for (int w = 0; w < windows; ++w) {
+            const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
+            key_counts_add(k, window, table, table + slots, slots, &hw, &pw);
         }
-        free(sorted);
+        hottest = hw > 0 ? hw : 1;
+        present = pw > 0 ? pw : 1;
+        free(table);
     }
     out->distinct_per_warp = distinct_sum / (double)warps;
     out->mean_run = (double)m / (double)runs;

@@ -2,7 +2,8 @@
 /** @file test_plan_wisdom.c  Wisdom and measure mode: plans saved and reused
  * (string and file round trips, atomic writes), corrupt, truncated and stale
  * wisdom ignored with a warning and never a crash; measure mode on the cpu and
- * emulated backends returns an admissible method within its time budget. */
+ * emulated backends returns an admissible method within its time budget, and
+ * a budget bounded by the announced batch measures only what it can afford. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,35 @@ static void check_measure(mct_backend_t b) {
                 ASSERT_LE_F64(info.ranking[0].seconds_per_update, 1.05 * info.ranking[i].seconds_per_update);
         mct_tally_destroy(t);
     }
+}
+
+/* An announced batch bounds the budget to 2 % of its predicted time: a batch
+ * too small for one measurement keeps the estimate and says so (and saves
+ * nothing as wisdom); a large one is measured within that share. */
+static void check_measure_batch_share(mct_backend_t b) {
+    mct_wisdom_t w = NULL;
+    ASSERT_STATUS(mct_wisdom_create(&w), MCT_STATUS_SUCCESS);
+    mct_tally_desc_t d;
+    desc_for(&d, b, w, MCT_PLAN_MEASURE);
+    d.adds_per_bin = 1.0; /* 512 updates: far below one measurement */
+    mct_plan_info_t info, est;
+    ASSERT_STATUS(mct_plan(&d, &info), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(info.source, MCT_PLAN_SOURCE_ESTIMATE);
+    ASSERT_TRUE(strstr(info.reason, "not measured: the budget") != NULL);
+    ASSERT_TRUE(strstr(info.reason, "2 % of the announced batch") != NULL);
+    ASSERT_EQ_I64(mct_wisdom_count(w), 0);
+    mct_tally_desc_t de = d;
+    de.plan_mode = MCT_PLAN_ESTIMATE;
+    de.wisdom = NULL;
+    ASSERT_STATUS(mct_plan(&de, &est), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(info.method, est.method);
+    /* 2 % of a batch of 1e11 updates (~1e2 s) is well above the explicit
+     * budget, which then bounds it as before. */
+    d.adds_per_bin = 2e8;
+    ASSERT_STATUS(mct_plan(&d, &info), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_I64(info.source, MCT_PLAN_SOURCE_MEASURE);
+    ASSERT_TRUE(strstr(info.reason, "budget 0.5 s") != NULL);
+    mct_wisdom_destroy(w);
 }
 
 static void check_wisdom_round_trip(const char* dir) {
@@ -190,6 +220,8 @@ int main(void) {
     ASSERT_TRUE(mkdtemp(dir) != NULL);
     check_measure(MCT_BACKEND_CPU);
     check_measure(MCT_BACKEND_EMULATED);
+    check_measure_batch_share(MCT_BACKEND_CPU);
+    check_measure_batch_share(MCT_BACKEND_EMULATED);
     check_wisdom_round_trip(dir);
     rmdir(dir);
     return 0;
