@@ -74,10 +74,29 @@ static void moller(double t, double dcut, double* sigma, double* loss) {
                  (1.0 - r2) * log(2.0 * (1.0 - xc)));
 }
 
-/* The integral of the bremsstrahlung shape g(k/E) = 4/3 - 4/3 k/E + (k/E)^2
+/* Simpson's rule with this many intervals (even) for the integrals of the
+ * bremsstrahlung shape: it is smooth in k and in ln k, so 512 intervals give
+ * its integrals to better than 1e-6. */
+#define BREMS_INTERVALS 512
+
+/* The integral of the bremsstrahlung shape g(k/E) (mct_ph_brems_shape_f64)
  * over k in [0, x], E the total energy. */
 static double brems_g_integral(double x, double etot) {
-    return 4.0 / 3.0 * x - 2.0 / 3.0 * x * x / etot + x * x * x / (3.0 * etot * etot);
+    const double h = x / BREMS_INTERVALS;
+    double s = 0.0;
+    for (int i = 0; i <= BREMS_INTERVALS; ++i)
+        s += (i == 0 || i == BREMS_INTERVALS ? 1.0 : (i % 2 ? 4.0 : 2.0)) * mct_ph_brems_shape_f64(i * h / etot, etot);
+    return s * h / 3.0;
+}
+
+/* The integral of g(k/E)/k over k in [lo, hi], in ln k. */
+static double brems_g_over_k_integral(double lo, double hi, double etot) {
+    const double l0 = log(lo), h = (log(hi) - l0) / BREMS_INTERVALS;
+    double s = 0.0;
+    for (int i = 0; i <= BREMS_INTERVALS; ++i)
+        s += (i == 0 || i == BREMS_INTERVALS ? 1.0 : (i % 2 ? 4.0 : 2.0)) *
+             mct_ph_brems_shape_f64(exp(l0 + i * h) / etot, etot);
+    return s * h / 3.0;
 }
 
 /* Bremsstrahlung at kinetic energy t with ESTAR's radiative stopping power
@@ -90,7 +109,7 @@ static void brems(double t, double srad, double kcut, double* sigma, double* sof
         return;
     }
     const double etot = t + PH_MEC2, norm = srad / brems_g_integral(t, etot);
-    *sigma = norm * (4.0 / 3.0 * log(t / kcut) - 4.0 / 3.0 * (t - kcut) / etot + (t * t - kcut * kcut) / (2.0 * etot * etot));
+    *sigma = norm * brems_g_over_k_integral(kcut, t, etot);
     *soft = norm * brems_g_integral(kcut, etot);
 }
 
