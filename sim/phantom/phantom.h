@@ -46,10 +46,9 @@ typedef enum {
 
 /** The default Moller threshold (MeV): the lowest energy of the electron
  * tables, next to EGSnrc's usual AE (10 keV kinetic). Delta rays this soft
- * carry the energy-loss straggling that sets the depth dose beyond R50 (with
- * the threshold at the 0.2 MeV cut-off the fall-off was too steep and R50
- * about 1 % deep); those below the electron cut-off deposit where they are
- * made. The continuous loss below it has no straggling: its variance is that
+ * carry the energy-loss straggling that shapes the depth dose beyond R50
+ * (docs/architecture.md gives the comparison with EGSnrc at both thresholds);
+ * those below the electron cut-off deposit where they are made. The continuous loss below it has no straggling: its variance is that
  * of transfers under 12.5 keV, negligible beside the explicit deltas'. */
 #define MCT_PHANTOM_DELTA_DEFAULT_MEV 0.0125
 
