@@ -22,6 +22,17 @@ if ls .deps/*.deb >/dev/null 2>&1; then
   export LD_LIBRARY_PATH=$(ls -d /tmp/mct-deps/usr/lib/*-linux-gnu | head -1)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 
+# Open MPI for the dist stage on a machine without one: the Debian packages that
+# scripts/mpi_debs.sh downloads into .mpi-debs/ are unpacked under /tmp/mct-mpi and
+# used where they lie (Open MPI is relocatable through OPAL_PREFIX).
+if ! command -v mpirun >/dev/null 2>&1 && ls .mpi-debs/*.deb >/dev/null 2>&1; then
+  for f in .mpi-debs/*.deb; do dpkg -x "$f" /tmp/mct-mpi; done
+  (cd /tmp/mct-mpi/usr/bin && for w in mpirun mpiexec mpicc mpicxx; do ln -sf $w.openmpi $w; done)
+  export OPAL_PREFIX=/tmp/mct-mpi/usr PATH=/tmp/mct-mpi/usr/bin:$PATH
+  export LD_LIBRARY_PATH=/tmp/mct-mpi/usr/lib/x86_64-linux-gnu:/tmp/mct-mpi/usr/lib/x86_64-linux-gnu/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
 # Stages to run (all by default), so the suite can be split over several
 # calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
 STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom pet bench_pet python bench_python"}
