@@ -53,12 +53,6 @@ extern "C" {
 #define MCT_PH_COLD static inline
 #endif
 
-/** Multiple-scattering models. */
-enum {
-    MCT_PH_MCS_TRANSPORT = 0, /**< Gaussian-like angle whose mean cosine is exp(-s/lambda1) (default) */
-    MCT_PH_MCS_HIGHLAND = 1   /**< Highland's width of the projected angle */
-};
-
 /** Particle kinds. */
 enum { MCT_PH_PHOTON = 0, MCT_PH_ELECTRON = 1, MCT_PH_POSITRON = 2 };
 /** What a history's next step is (MCT_PH(track_next)): an electron's or
