@@ -22,8 +22,9 @@ def main():
     d = json.load(open(sys.argv[1]))
     cases = d["cases"]
     print("# Liu 2018 tests 2-4 on %s\n" % d["device"])
-    print("Date %s, commit %s, scale %s, median of %s runs. %s. Times are the transport "
-          "kernel's (synchronized), without set-up.\n" % (d["date"], d["commit"], d["scale"], d["reps"], d["beam"]))
+    delta = (", Moller threshold %g MeV" % d["delta_threshold_MeV"]) if "delta_threshold_MeV" in d else ""
+    print("Date %s, commit %s, scale %s, median of %s runs. %s%s. Times are the transport "
+          "kernel's (synchronized), without set-up.\n" % (d["date"], d["commit"], d["scale"], d["reps"], d["beam"], delta))
     for table, paper, title in (("table2", PAPER_T2, "Table II layout"), ("table3", PAPER_T3, "Table III layout")):
         rows = [c for c in cases if c["table"] == table]
         if not rows:
