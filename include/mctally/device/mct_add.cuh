@@ -79,7 +79,6 @@
 
 #include <stdint.h>
 
-#include <limits>
 #include <type_traits>
 
 #include "mctally/device/mct_cuda.cuh"
@@ -289,21 +288,24 @@ __device__ __forceinline__ void mct__add_typed(const mct_tally_view_t& view, int
  * tally's OVERFLOW flag is raised and the value dropped (as the host's adds). */
 template <typename B, typename U>
 __device__ __forceinline__ bool mct__int_fits(U v) {
-    if constexpr (std::is_signed<B>::value) /* i32 */
-        return (!std::is_signed<U>::value || v >= (U)0 || (int64_t)v >= (int64_t)std::numeric_limits<B>::min()) &&
-               (v < (U)0 || (uint64_t)v <= (uint64_t)std::numeric_limits<B>::max());
-    else /* u64: any non-negative integer of at most 64 bits */
-        return !std::is_signed<U>::value || v >= (U)0;
+    static_assert(std::is_same<B, int32_t>::value || std::is_same<B, uint64_t>::value, "an integer bin type");
+    if constexpr (std::is_unsigned<U>::value)
+        return std::is_unsigned<B>::value || (uint64_t)v <= (uint64_t)INT32_MAX;
+    else if constexpr (std::is_unsigned<B>::value) /* u64: any non-negative value of at most 64 bits */
+        return v >= 0;
+    else /* i32 */
+        return (int64_t)v >= (int64_t)INT32_MIN && (int64_t)v <= (int64_t)INT32_MAX;
 }
 
 /** A value of another type converted once to the tally's (view.dtype): float
  * tallies by C conversion (rounded to nearest); integer tallies from an
  * integer exactly when it fits, from a floating value by the host's rule
  * (mct_arith.h: rounded to nearest, ties to even; non-finite or out of range
- * raises NONFINITE or OVERFLOW and drops it). Not inlined: the common case,
- * a value of the tally's own type, never calls it. */
+ * raises NONFINITE or OVERFLOW and drops it). Inlined like the rest, so a
+ * kernel that adds another type carries the method switch once per tally
+ * type; one that adds the tally's own type never reaches it. */
 template <typename U>
-__device__ __noinline__ void mct__add_converted(const mct_tally_view_t& view, int64_t bin, U value) {
+__device__ __forceinline__ void mct__add_converted(const mct_tally_view_t& view, int64_t bin, U value) {
     switch (view.dtype) {
     case MCT_DTYPE_F64: mct__add_typed<double>(view, bin, (double)value); break;
     case MCT_DTYPE_F32: mct__add_typed<float>(view, bin, (float)value); break;
