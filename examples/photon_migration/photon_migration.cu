@@ -3,14 +3,15 @@
  * photon-migration kernel (photon_migration.cuh) adding into an mctally
  * tally, and the same kernel's own float-atomic grid for comparison.
  *
- *     photon_migration [--backend cpu|emulated|cuda] [--method M|float_atomic]
+ *     photon_migration [--backend cpu|emulated|cuda] [--method M|float_atomic|count]
  *                      [--photons N] [--batches B] [--repeat R] [--grid N]
  *
  * Prints one line of JSON per repetition: the method, the time the batches
  * took, the fluence of the hottest voxel, the energy balance (the bins sum
  * to the photons launched) and a hash of the result's bits, so that two
  * repetitions of a deterministic method (fixed, integer types) can be
- * compared bit for bit. Exits non-zero when the balance is off by more than
+ * compared bit for bit. `count` tallies the number of adds per bin instead
+ * (a u64 tally): "hottest" is then the adds the busiest voxel takes. Exits non-zero when the balance is off by more than
  * the rounding its method allows or a deterministic method's repetitions
  * differ. Compiled by nvcc it runs the cuda and cpu backends; compiled as C++
  * with MCT_EMULATED, the emulated and cpu backends. */
@@ -50,7 +51,7 @@ typedef struct {
 
 static void usage(const char* why) {
     fprintf(stderr, "photon_migration: %s\nusage: photon_migration [--backend cpu|emulated|cuda] "
-                    "[--method M|float_atomic] [--photons N] [--batches B] [--repeat R] [--grid N]\n", why);
+                    "[--method M|float_atomic|count] [--photons N] [--batches B] [--repeat R] [--grid N]\n", why);
     exit(2);
 }
 
@@ -81,7 +82,7 @@ static pm_options_t parse(int argc, char** argv) {
             if (mct_backend_from_name(v, &o.backend) || o.backend == MCT_BACKEND_AUTO) usage("unknown backend");
         } else if (!strcmp(f, "--method")) {
             mct_method_t m;
-            if (strcmp(v, "float_atomic") && mct_method_from_name(v, &m)) usage("unknown method");
+            if (strcmp(v, "float_atomic") && strcmp(v, "count") && mct_method_from_name(v, &m)) usage("unknown method");
             o.method = v;
         } else if (!strcmp(f, "--photons")) {
             o.photons = parse_count(v, f);
@@ -116,13 +117,13 @@ typedef struct {
 
 /* The cpu backend: the same walks on the host, their deposits handed to
  * mct_tally_add in chunks (the host form of the port). */
-static void run_host_batch(mct_tally_t t, const pm_params_t& p, uint64_t first, uint64_t count) {
+static void run_host_batch(mct_tally_t t, const pm_params_t& p, uint64_t first, uint64_t count, bool counting) {
     std::vector<uint32_t> keys;
     std::vector<double> values;
     for (uint64_t id = first; id < first + count; ++id) {
         pm_walk(p, id, [&](int64_t bin, float w) {
             keys.push_back((uint32_t)bin);
-            values.push_back((double)w);
+            values.push_back(counting ? 1.0 : (double)w);
         });
         if (keys.size() >= (1u << 16) || id + 1 == first + count) {
             PM_CHECK(mct_tally_add(t, keys.data(), values.data(), (int64_t)keys.size()));
@@ -133,7 +134,7 @@ static void run_host_batch(mct_tally_t t, const pm_params_t& p, uint64_t first, 
 
 static pm_result_t run(const pm_options_t& o) {
     const int64_t bins = pm_bins(o.p);
-    const bool own_grid = !strcmp(o.method, "float_atomic");
+    const bool own_grid = !strcmp(o.method, "float_atomic"), counting = !strcmp(o.method, "count");
     mct_tally_t t = NULL;
     float* grid = NULL;
     cudaStream_t stream = 0;
@@ -146,7 +147,10 @@ static pm_result_t run(const pm_options_t& o) {
         mct_tally_desc_t d;
         mct_tally_desc_init(&d); /* the current device, f64 */
         d.bins = bins, d.backend = o.backend;
-        PM_CHECK(mct_method_from_name(o.method, &d.method));
+        if (counting)
+            d.method = MCT_METHOD_ATOMIC, d.dtype = MCT_DTYPE_U64;
+        else
+            PM_CHECK(mct_method_from_name(o.method, &d.method));
         if (d.method == MCT_METHOD_KAHAN || d.method == MCT_METHOD_KAHAN_NAIVE) d.dtype = MCT_DTYPE_F32;
         PM_CHECK(mct_tally_create(&t, &d));
         PM_CHECK(mct_tally_set_stream(t, (void*)stream));
@@ -160,7 +164,7 @@ static pm_result_t run(const pm_options_t& o) {
         pm_params_t p = o.p;
         p.seed = o.p.seed + (uint64_t)b; /* a batch's own photons */
         if (o.backend == MCT_BACKEND_CPU) {
-            run_host_batch(t, p, 0, count);
+            run_host_batch(t, p, 0, count, counting);
         } else {
             mct_tally_view_t view;
             memset(&view, 0, sizeof view);
@@ -169,6 +173,8 @@ static pm_result_t run(const pm_options_t& o) {
             const unsigned blocks = (unsigned)(want < 65535 * 8 ? want : 65535 * 8);
             if (own_grid)
                 MCT_LAUNCH(pm_kernel<PM_FLOAT_ATOMIC>, blocks, block, 0, stream, p, count, view, grid);
+            else if (counting)
+                MCT_LAUNCH(pm_kernel<PM_COUNT>, blocks, block, 0, stream, p, count, view, grid);
             else
                 MCT_LAUNCH(pm_kernel<PM_MCTALLY>, blocks, block, 0, stream, p, count, view, grid);
             PM_CUDA(cudaGetLastError());
@@ -202,8 +208,8 @@ int main(int argc, char** argv) {
     uint64_t first_hash = 0;
     int bad = 0;
     mct_method_t m = MCT_METHOD_ATOMIC;
-    const bool own_grid = !strcmp(o.method, "float_atomic");
-    if (!own_grid) mct_method_from_name(o.method, &m);
+    const bool own_grid = !strcmp(o.method, "float_atomic"), counting = !strcmp(o.method, "count");
+    if (!own_grid && !counting) mct_method_from_name(o.method, &m);
     for (int i = 0; i < o.repeat; ++i) {
         const pm_result_t r = run(o);
         /* Energy balance: every photon's unit weight ends in a bin, exactly
@@ -218,14 +224,14 @@ int main(int argc, char** argv) {
         double tol = adds * 0x1p-53;
         if (m == MCT_METHOD_FIXED) tol = PM_MAX_ADDS * 0x1p-33 + 0x1p-50;
         if (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) tol = 4 * 0x1p-23;
-        if (own_grid) tol = INFINITY;
+        if (own_grid || counting) tol = INFINITY;
         const double balance = r.total / (double)o.photons - 1.0;
         printf("{\"backend\": \"%s\", \"method\": \"%s\", \"photons\": %llu, \"batches\": %d, \"grid\": %d, "
                "\"seconds\": %.6f, \"hottest_bin\": %lld, \"hottest\": %.17g, \"balance\": %.3e, \"hash\": "
                "\"%016llx\"}\n",
                mct_backend_name(o.backend), o.method, (unsigned long long)o.photons, o.batches, o.p.n, r.seconds,
                (long long)r.hottest_bin, r.hottest, balance, (unsigned long long)r.hash);
-        if (!(fabs(balance) <= tol) && !own_grid) {
+        if (!(fabs(balance) <= tol) && !own_grid && !counting) {
             fprintf(stderr, "photon_migration: the bins sum to %.17g of %llu photons (tolerance %g)\n", r.total,
                     (unsigned long long)o.photons, tol);
             bad = 1;

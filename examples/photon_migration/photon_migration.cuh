@@ -32,7 +32,7 @@ typedef struct {
 /** Bins of a run: n^3 voxels and the escape bin after them. */
 MCT_HD inline int64_t pm_bins(const pm_params_t& p) { return (int64_t)p.n * p.n * p.n + 1; }
 
-enum { PM_MCTALLY = 0, PM_FLOAT_ATOMIC = 1 };
+enum { PM_MCTALLY = 0, PM_FLOAT_ATOMIC = 1, PM_COUNT = 2 };
 
 /** Most deposits one photon makes with the example's medium: the weight
  * falls by the albedo 10/10.1 per step, so it passes 1e-4 within 926 steps. */
@@ -92,7 +92,8 @@ MCT_HD inline void pm_walk(const pm_params_t& p, uint64_t id, Deposit deposit) {
 
 /** The kernel: photons [0, photons), a grid-stride loop. A = PM_MCTALLY adds
  * with mct_add (the float weight converted once to the tally's type);
- * PM_FLOAT_ATOMIC with atomicAdd into `grid`, as before porting. */
+ * PM_FLOAT_ATOMIC with atomicAdd into `grid`, as before porting; PM_COUNT
+ * adds 1 per deposit into an integer tally (how many adds each bin takes). */
 template <int A>
 static __global__ void pm_kernel(pm_params_t p, uint64_t photons, mct_tally_view_t view, float* grid) {
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -100,8 +101,10 @@ static __global__ void pm_kernel(pm_params_t p, uint64_t photons, mct_tally_view
         pm_walk(p, id, [&](int64_t bin, float weight) {
             if (A == PM_MCTALLY)
                 mct_add(view, bin, weight); /* was: atomicAdd(&grid[bin], weight); */
-            else
+            else if (A == PM_FLOAT_ATOMIC)
                 atomicAdd(grid + bin, weight);
+            else
+                mct_add(view, bin, 1);
         });
 }
 
