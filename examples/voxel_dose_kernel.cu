@@ -9,6 +9,17 @@
  *   serves the `shared` method (a block-private copy of the voxels in shared
  *   memory) when the grid is small enough; every thread of the block constructs
  *   it and calls flush() at the end, converged.
+ * - voxel_dose_kernel_buffered: the same through mct_deposit_buffer
+ *   (block_deposit_buffer.cuh), which keeps every method cheap in divergent
+ *   transport: a lane's deposits into one voxel are summed in a register, hot
+ *   voxels are summed in a block cache in shared memory and reach the tally
+ *   once per block, sort_reduce's pairs are reserved per lane's slots. The
+ *   method's promise is kept (fixed stays bitwise, sort_reduce run-to-run).
+ *   Every thread constructs it and calls flush() at the end, converged; a lane
+ *   whose particles are done leaves its loop and waits there. Launch with
+ *   mct_deposit_buffer_smem_bytes<T>(view, block) bytes of shared memory
+ *   (3 KiB for the cached methods, 48 bytes a thread for sort_reduce, none for
+ *   atomic, replicated and shared, which it passes straight to mct_add).
  *
  * The "physics" is a stand-in that keeps the example exact and checkable: a
  * particle enters the grid's z = 0 face at a random voxel, hops through the
@@ -104,6 +115,33 @@ static __global__ void voxel_dose_kernel_block(mct_tally_view_t view, voxel_grid
         }
     }
     tally.flush(); /* every thread of the block, after its last add */
+}
+
+/** The same through a deposit buffer: launch with
+ * mct_deposit_buffer_smem_bytes<T>(view, block) bytes of shared memory. */
+template <typename T>
+static __global__ void voxel_dose_kernel_buffered(mct_tally_view_t view, voxel_grid_t g, uint64_t histories,
+                                                  uint64_t seed) {
+    mct_deposit_buffer<T> deposits(view); /* every thread of the block, converged */
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t h = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; h < histories; h += stride) {
+        for (voxel_particle_t p = voxel_start(g, seed, h); voxel_alive(g, p);) {
+            int64_t voxel;
+            const double edep = voxel_step(g, &p, &voxel);
+            deposits.add(voxel, (T)edep); /* any lane, any time */
+        }
+    }
+    deposits.flush(); /* every thread of the block, converged, after its last add */
+}
+
+/** Launches the buffered form (any method). Returns the launch's cudaError_t. */
+template <typename T>
+static cudaError_t voxel_dose_launch_buffered(const mct_tally_view_t& view, voxel_grid_t g, uint64_t histories,
+                                              uint64_t seed, cudaStream_t stream, int block = 128) {
+    const unsigned grid = (unsigned)((histories + (uint64_t)block - 1) / (uint64_t)block);
+    MCT_LAUNCH(voxel_dose_kernel_buffered<T>, grid, block, mct_deposit_buffer_smem_bytes<T>(view, block), stream, view,
+               g, histories, seed);
+    return cudaGetLastError();
 }
 
 /** Launches the block form when the method is `shared` (and the voxels fit in

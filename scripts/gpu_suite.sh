@@ -22,6 +22,17 @@ if ls .deps/*.deb >/dev/null 2>&1; then
   export LD_LIBRARY_PATH=$(ls -d /tmp/mct-deps/usr/lib/*-linux-gnu | head -1)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 
+# Open MPI for the dist stage on a machine without one: the Debian packages that
+# scripts/mpi_debs.sh downloads into .mpi-debs/ are unpacked under /tmp/mct-mpi and
+# used where they lie (Open MPI is relocatable through OPAL_PREFIX).
+if ! command -v mpirun >/dev/null 2>&1 && ls .mpi-debs/*.deb >/dev/null 2>&1; then
+  for f in .mpi-debs/*.deb; do dpkg -x "$f" /tmp/mct-mpi; done
+  (cd /tmp/mct-mpi/usr/bin && for w in mpirun mpiexec mpicc mpicxx; do ln -sf $w.openmpi $w; done)
+  export OPAL_PREFIX=/tmp/mct-mpi/usr PATH=/tmp/mct-mpi/usr/bin:$PATH
+  export LD_LIBRARY_PATH=/tmp/mct-mpi/usr/lib/x86_64-linux-gnu:/tmp/mct-mpi/usr/lib/x86_64-linux-gnu/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
 # Stages to run (all by default), so the suite can be split over several
 # calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
 STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom pet bench_pet python bench_python adopt"}
@@ -59,7 +70,8 @@ step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
 for tool in memcheck racecheck; do
   step "sanitize_${tool}_block_counter" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/test_block_counter_cuda"
   step "sanitize_${tool}_rng" $SAN --tool $tool "$BUILD/tests/kat/test_rng_kat_cuda" tests/kat/rng_kat_vectors.txt
-  for t in test_mct_add_float test_mct_add_int test_mct_add_exact test_device_add test_example_voxel test_thread_run; do
+  for t in test_mct_add_float test_mct_add_int test_mct_add_exact test_device_add test_example_voxel test_thread_run \
+    test_deposit_buffer; do
     step "sanitize_${tool}_$t" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/${t}_cuda"
   done
   # Warp reductions, and prefix scans at modest n (MCT_TEST_QUICK, and the largest n set by MCT_TEST_LARGE_N).
@@ -207,6 +219,34 @@ if stage bench_phantom; then
 step bench_phantom env MCT_COMMIT="$COMMIT" \
   "$MCT" bench phantom --scale "${MCT_PHANTOM_SCALE:-1}" ${MCT_PHANTOM_BENCH_ARGS:-} --out "$OUT/bench_phantom.json"
 [ -f "$OUT/bench_phantom.json" ] && python3 bench/phantom/table.py "$OUT/bench_phantom.json" >"$OUT/bench_phantom.md"
+fi
+
+# Buffered deposits (not in the default stages): the phantom's Table II layout (100³ / 10³ / 2³
+# voxels, every method) with deposit = direct and = buffered, each case beside its own discarding
+# launch, the random-walk user kernel (1e5 bins) direct / buffered / discarding, and Liu's test 1
+# (tally_only, Table II) direct and buffered: bench_deposit_*.json and bench_deposit.md.
+# MCT_PHANTOM_SCALE scales the histories; MCT_DEPOSIT_CAP (default 120 s) skips a case predicted to
+# run longer.
+if stage bench_deposit; then
+for dep in direct buffered; do
+  step "bench_deposit_$dep" env MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --deposit $dep \
+    --scale "${MCT_PHANTOM_SCALE:-1}" --cap "${MCT_DEPOSIT_CAP:-120}" --out "$OUT/bench_deposit_$dep.json"
+done
+step bench_deposit_random_walk env MCT_COMMIT="$COMMIT" "$BUILD/bench_random_walk" \
+  --out "$OUT/bench_deposit_random_walk.json"
+for dep in direct buffered; do
+  step "bench_deposit_tally_only_$dep" env MCT_COMMIT="$COMMIT" "$MCT" bench tally_only --tables 2 --deposit $dep \
+    --out "$OUT/bench_deposit_tally_only_$dep.json"
+done
+[ -f "$OUT/bench_deposit_direct.json" ] && [ -f "$OUT/bench_deposit_buffered.json" ] &&
+  python3 bench/deposit/table.py "$OUT/bench_deposit_direct.json" "$OUT/bench_deposit_buffered.json" \
+    "$OUT/bench_deposit_random_walk.json" --command "MCT_SUITE_STAGES='build bench_deposit' scripts/gpu_suite.sh" \
+    >"$OUT/bench_deposit.md"
+for dep in direct buffered; do
+  [ -f "$OUT/bench_deposit_tally_only_$dep.json" ] && { echo "## tally_only, deposit = $dep"; echo;
+    python3 bench/tally_only/table.py "$OUT/bench_deposit_tally_only_$dep.json" \
+      --command "mctally bench tally_only --tables 2 --deposit $dep"; } >>"$OUT/bench_deposit.md"
+done
 fi
 
 # The phantom kernel's builds on the same GPU (not in the default stages), each timed by the Table II

@@ -38,6 +38,7 @@ typedef struct {
     double max_case_seconds; /* Table III cases projected above this are skipped */
     double budget_seconds;   /* Table III cases are skipped once the suite has run this long */
     const char* out;
+    mct_sim_deposit_t deposit; /* direct adds, a deposit buffer, or per method (sim_deposit.h) */
 } bench_args_t;
 
 #define TALLY_ONLY_COLLISIONS 10
@@ -115,7 +116,10 @@ static void time_case(int64_t particles, mct_method_t method, mct_dtype_t dtype,
         mct_tally_destroy(tally);
         return;
     }
-    const sim_tally_only_args_t a = {TALLY_ONLY_SEED, 0, 0, TALLY_ONLY_COLLISIONS, TALLY_ONLY_BINS, TALLY_ONLY_MEAN};
+    sim_tally_only_args_t a = {TALLY_ONLY_SEED, 0, 0, TALLY_ONLY_COLLISIONS, TALLY_ONLY_BINS, TALLY_ONLY_MEAN, 0};
+    mct_tally_view_t shape = {};
+    shape.method = method, shape.dtype = dtype, shape.nbins = TALLY_ONLY_BINS;
+    a.buffered = sim_tally_only_buffers(args->deposit, shape);
     std::vector<double> ms;
     double running = 0.0, sums[TALLY_ONLY_BINS];
     /* A prefix of the particles predicts the case: one that would pass
@@ -345,11 +349,12 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
     a->max_case_seconds = 30.0;
     a->budget_seconds = 300.0;
     a->out = "bench_tally_only.json";
+    a->deposit = MCT_SIM_DEPOSIT_AUTO;
     double scale = 1.0;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--help")) {
             puts("usage: mctally bench tally_only [--tables 2,3] [--scale F] [--reps R] [--case-s S] [--max-case-s S]\n"
-                 "                                [--budget-s S] [--out FILE.json]");
+                 "                                [--budget-s S] [--deposit auto|direct|buffered] [--out FILE.json]");
             exit(0);
         }
         if (i + 1 >= argc) return fprintf(stderr, "mctally: bench tally_only: %s needs a value\n", argv[i]), 1;
@@ -361,6 +366,12 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
         else if (!strcmp(argv[i - 1], "--max-case-s")) MCT_CLI_FLAG_F64(a->max_case_seconds, "bench tally_only --max-case-s", v, 0.0);
         else if (!strcmp(argv[i - 1], "--budget-s")) MCT_CLI_FLAG_F64(a->budget_seconds, "bench tally_only --budget-s", v, 0.0);
         else if (!strcmp(argv[i - 1], "--out")) a->out = v;
+        else if (!strcmp(argv[i - 1], "--deposit")) {
+            if (!strcmp(v, "auto")) a->deposit = MCT_SIM_DEPOSIT_AUTO;
+            else if (!strcmp(v, "direct")) a->deposit = MCT_SIM_DEPOSIT_DIRECT;
+            else if (!strcmp(v, "buffered")) a->deposit = MCT_SIM_DEPOSIT_BUFFERED;
+            else return fprintf(stderr, "mctally: bench tally_only: --deposit must be auto, direct or buffered\n"), 1;
+        }
         else return fprintf(stderr, "mctally: bench tally_only: unknown option '%s'\n", argv[i - 1]), 1;
     }
     if (!(scale > 0.0 && scale <= 1.0) || a->reps < 5 || a->tables == 0 || !(a->case_seconds > 0.0))
@@ -380,6 +391,7 @@ extern "C" int mct_bench_tally_only(int argc, char** argv) {
     cJSON_AddNumberToObject(root, "bins", TALLY_ONLY_BINS);
     cJSON_AddNumberToObject(root, "mean_energy_MeV", (double)TALLY_ONLY_MEAN);
     cJSON_AddNumberToObject(root, "reps", a.reps);
+    cJSON_AddStringToObject(root, "deposit", sim_deposit_name(a.deposit));
     cJSON_AddNumberToObject(root, "paper_blocks", MCT_TALLY_ONLY_PAPER_BLOCKS);
     cJSON_AddNumberToObject(root, "paper_threads", MCT_TALLY_ONLY_PAPER_THREADS);
     cJSON_AddNumberToObject(root, "full_blocks", (double)sim_tally_only_grid(MCT_TALLY_ONLY_LAUNCH_FULL, INT64_MAX / 2, sms));

@@ -67,6 +67,7 @@
 
 #include "mctally/mct_tally.h"
 #include "sim_output.h"
+#include "sim_deposit.h"
 #include "sim_params.h"
 #include "sim_ranks.h"
 
@@ -129,6 +130,7 @@ typedef struct {
     int block_size;          /**< GPU threads per block (256), 32 .. 1024 */
     int grid_blocks;         /**< GPU blocks of the persistent launch (0: fill the GPU once) */
     int discard;             /**< benchmark only: the kernel computes each LOR's key but adds nothing */
+    mct_sim_deposit_t deposit; /**< GPU backends: direct adds, mct_deposit_buffer, or per method (auto, the default) */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
     const mct_sim_ranks_t* ranks; /**< optional: the ranks sharing the run (sim_ranks.h); NULL: this process alone */

@@ -58,8 +58,9 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
 /* The persistent grid of this very kernel instance (sim_persistent_grid). */
 template <typename T>
 static int persistent_grid(const pet_device_t* d, const mct_tally_view_t& view) {
-    return sim_persistent_grid(d->grid_blocks, sim_pet_kernel_for<T>(view, d->discard), d->block, sim_pet_smem<T>(view),
-                               d->sms);
+    const int buf = sim_pet_buffers<T>(d->problem->p->deposit, view);
+    return sim_persistent_grid(d->grid_blocks, sim_pet_kernel_for<T>(view, d->discard, buf), d->block,
+                               sim_pet_smem<T>(view, d->block, buf), d->sms);
 }
 
 static int grid_for(const pet_device_t* d, const mct_tally_view_t& view) {
@@ -81,8 +82,9 @@ static int64_t device_tally_threads(void* ctx, int64_t chunk) {
 template <typename T>
 static void launch(const pet_device_t* d, const mct_tally_view_t& view, uint64_t first, int64_t n, int grid) {
     const mct_key2x32_t key2 = mct_philox_key_from_seed(d->problem->p->seed);
-    const sim_pet_kernel_t<T> kernel = sim_pet_kernel_for<T>(view, d->discard);
-    MCT_LAUNCH(((*kernel)), grid, d->block, sim_pet_smem<T>(view), d->stream, d->problem->geom, d->shapes, key2,
+    const int buf = sim_pet_buffers<T>(d->problem->p->deposit, view);
+    const sim_pet_kernel_t<T> kernel = sim_pet_kernel_for<T>(view, d->discard, buf);
+    MCT_LAUNCH(((*kernel)), grid, d->block, sim_pet_smem<T>(view, d->block, buf), d->stream, d->problem->geom, d->shapes, key2,
                first, n, view, d->counters);
 }
 

@@ -40,13 +40,14 @@ typedef struct {
 } sim_pet_device_counters_t;
 
 /** Decays [first, first + n) into the tally with method M (FROM_VIEW: the
- * view's) and value type T; DISCARD: no add. */
-template <typename T, mct_method_t M, bool DISCARD>
+ * view's) and value type T; DISCARD: no add. BUF: every event through a
+ * deposit buffer (block_deposit_buffer.cuh) instead of the block tally. */
+template <typename T, mct_method_t M, bool DISCARD, bool BUF = false>
 static __global__ void mct_pet_kernel(SIM_PET_GRID_CONST const mct_pet_geom_t geom,
                                       const mct_pet_src_shape_t* __restrict__ shapes, mct_key2x32_t key2,
                                       uint64_t first, int64_t n, SIM_PET_GRID_CONST const mct_tally_view_t view,
                                       sim_pet_device_counters_t* out) {
-    mct_block_tally<T, M> tally(view);
+    typename std::conditional<BUF, mct_deposit_buffer<T, M>, mct_block_tally<T, M>>::type tally(view);
     unsigned long long good = 0, outside = 0, checksum = 0;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -72,24 +73,35 @@ template <typename T>
 using sim_pet_kernel_t = void (*)(mct_pet_geom_t, const mct_pet_src_shape_t*, mct_key2x32_t, uint64_t, int64_t,
                                   mct_tally_view_t, sim_pet_device_counters_t*);
 
-/** The kernel instance for the view's method, or the discarding one. */
+/** Whether the launch buffers its events (sim_deposit.h): the choice, the
+ * method, and whether the block tally keeps the method's sums in the block. */
 template <typename T>
-static inline sim_pet_kernel_t<T> sim_pet_kernel_for(const mct_tally_view_t& view, int discard) {
+static inline int sim_pet_buffers(mct_sim_deposit_t d, const mct_tally_view_t& view) {
+    return sim_deposit_buffers(d, view.method, view.dtype,
+                               mct_block_mode_of(view.method, view.nbins, sizeof(T)) != MCT_BLOCK_MODE_PER_LANE);
+}
+
+/** The kernel instance for the view's method, or the discarding one; with
+ * `buffered`, the one that reads the method from the view through a deposit
+ * buffer (only the methods that buffer launch it). */
+template <typename T>
+static inline sim_pet_kernel_t<T> sim_pet_kernel_for(const mct_tally_view_t& view, int discard, int buffered = 0) {
 #if MCT_BENCHMARK_HOOKS
     if (discard) return mct_pet_kernel<T, MCT_METHOD_ATOMIC, true>;
 #else
     (void)discard;
 #endif
+    if (buffered) return mct_pet_kernel<T, MCT_METHOD_FROM_VIEW, false, true>;
     if (view.method == MCT_METHOD_ATOMIC) return mct_pet_kernel<T, MCT_METHOD_ATOMIC, false>;
     if (view.method == MCT_METHOD_WIB) return mct_pet_kernel<T, MCT_METHOD_WIB, false>;
     if (view.method == MCT_METHOD_BLOCK_REDUCE) return mct_pet_kernel<T, MCT_METHOD_BLOCK_REDUCE, false>;
     return mct_pet_kernel<T, MCT_METHOD_FROM_VIEW, false>;
 }
 
-/** Dynamic shared memory of the kernel: the tally's storage. */
+/** Dynamic shared memory of the kernel: the tally's or the buffer's storage. */
 template <typename T>
-static inline size_t sim_pet_smem(const mct_tally_view_t& view) {
-    return mct_block_tally_smem_bytes<T>(view);
+static inline size_t sim_pet_smem(const mct_tally_view_t& view, int block, int buffered = 0) {
+    return buffered ? mct_deposit_buffer_smem_bytes<T>(view, block) : mct_block_tally_smem_bytes<T>(view);
 }
 
 #endif /* MCT_SIM_PET_KERNELS_CUH */

@@ -23,6 +23,7 @@
 #include "sim_output.h"
 #include "sim_checkpoint.h"
 #include "sim_params.h"
+#include "sim_deposit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,7 @@ typedef struct {
     double step_fraction;        /**< largest fractional energy loss per step (0.04), in [1e-3, 0.5] */
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
+    mct_sim_deposit_t deposit;   /**< GPU backends: direct adds, mct_deposit_buffer, or per method (auto, the default) */
     int64_t histories;           /**< >= batches */
     int64_t batches;             /**< >= 1 */
     uint64_t seed;

@@ -24,6 +24,7 @@ typedef struct {
     mct_tally_desc_t desc; /* the tally's: its type sizes the grid before the first view */
     cudaStream_t stream;
     int block, grid_blocks, sms, discard;
+    mct_sim_deposit_t deposit; /* direct, buffered or per method (sim_deposit.h) */
 } phantom_device_t;
 
 static void device_destroy(void* ctx) {
@@ -47,6 +48,7 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
     d->block = p->block_size;
     d->grid_blocks = p->grid_blocks;
     d->discard = p->discard;
+    d->deposit = p->deposit;
     if (d->discard && !MCT_BENCHMARK_HOOKS) return MCT_STATUS_NOT_SUPPORTED; /* built without the discarding launch */
     const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
     cudaError_t err = sim_device_open(a->desc.device, &d->sms);
@@ -65,8 +67,9 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
 /* The persistent grid of this very kernel (sim_persistent_grid). */
 template <typename R, typename T>
 static int persistent_grid(const phantom_device_t* d, const mct_tally_view_t& view) {
-    return sim_persistent_grid(d->grid_blocks, sim_phantom_kernel_for<R, T>(view), d->block,
-                               sim_phantom_smem<T>(view, d->block), d->sms);
+    const int buf = sim_phantom_buffers<T>(d->deposit, view);
+    return sim_persistent_grid(d->grid_blocks, sim_phantom_kernel_for<R, T>(view, buf), d->block,
+                               sim_phantom_smem<T>(view, d->block, buf), d->sms);
 }
 
 static int grid_for(const phantom_device_t* d, const mct_tally_view_t& view) {
@@ -100,10 +103,10 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
     if (needed < grid) grid = (int)needed;
     if (d->v.transport == MCT_PHANTOM_TRANSPORT_F32)
         sim_phantom_launch<float>(d->v.tb32, d->v.g32, (uint64_t)first, n, view, d->discard, d->counters, grid,
-                                   d->block, d->stream);
+                                   d->block, d->stream, d->deposit);
     else
         sim_phantom_launch<double>(d->v.tb64, d->v.g64, (uint64_t)first, n, view, d->discard, d->counters, grid,
-                                    d->block, d->stream);
+                                    d->block, d->stream, d->deposit);
     /* Wait here, so the driver's transport time is the kernel's, not the launch's. */
     cudaError_t err = cudaPeekAtLastError();
     if (!err) err = cudaStreamSynchronize(d->stream);

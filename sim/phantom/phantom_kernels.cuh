@@ -30,6 +30,7 @@
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/mct_tally_device.cuh"
 #include "mctally/device/thread/thread_run.cuh"
+#include "sim_deposit.h"
 
 /** Where the threads' runs start in the dynamic shared memory: after the
  * tally's (the `shared` method's bins, block_reduce's warp sums). */
@@ -133,6 +134,41 @@ struct sim_phantom_sink {
         if (mode() >= 0) run(mode())->flush([this](int b, T s) { tally.add_in_memory(b, s); });
         tally.flush();
     }
+};
+
+/** Voxels the buffered sink's block cache holds: 12 KiB of shared memory a
+ * block, which leaves the 6 blocks of 128 threads an SM holds (register-bound,
+ * SIM_PH_REGISTER_CAP) room to spare, and holds every voxel of a 10^3 grid (a
+ * block-private copy, no claims). */
+#define SIM_PH_HOT_BINS 1024
+
+/** The buffered sink (deposit = buffered, sim_deposit.h): every deposit into
+ * a mct_deposit_buffer of method M (block_deposit_buffer.cuh), whose register
+ * run, block cache of hot voxels and sort_reduce slots replace the runs and
+ * the block tally of sim_phantom_sink; its storage is the whole dynamic shared
+ * memory. The discarding launch of the benchmark keeps the same instance and
+ * storage, so that it measures this kernel's own transport. */
+template <typename T, mct_method_t M>
+struct sim_phantom_buffered_sink {
+    mct_deposit_buffer<T, M, SIM_PH_HOT_BINS> buf;
+    static __device__ __forceinline__ int& discard(void) {
+        __shared__ int d;
+        return d;
+    }
+    /** Every thread of the block, converged (the buffer's constructor). */
+    __device__ __forceinline__ sim_phantom_buffered_sink(const mct_tally_view_t& view, int runs, int discarding)
+        : buf(view) {
+        (void)runs;
+        if (mct_thread_rank() == 0) discard() = MCT_BENCHMARK_HOOKS && discarding;
+        __syncthreads();
+    }
+    template <typename R>
+    __device__ __forceinline__ void add(int voxel, R e) {
+        if (MCT_BENCHMARK_HOOKS && discard()) return;
+        buf.add(voxel, (T)e);
+    }
+    /** Every thread of the block, converged, once. */
+    __device__ __forceinline__ void flush(void) { buf.flush(); }
 };
 
 #define MCT_PH_FN template <typename MCT_PH_SinkT> static __device__ __forceinline__
@@ -245,8 +281,9 @@ struct sim_phantom_params {
 /** Histories [first, first + n): transport precision R, tally type T, tally
  * method M (MCT_METHOD_FROM_VIEW: the view's, chosen at each add) in block
  * tally mode MODE (MCT_BLOCK_MODE_ANY: the method's, found at run time), with
- * the rounding-loss hook H (MCT_LOSS_NONE: no code for it). */
-template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE, mct_loss_hook_t H>
+ * the rounding-loss hook H (MCT_LOSS_NONE: no code for it); BUF: every
+ * deposit through a deposit buffer (sim_phantom_buffered_sink) instead. */
+template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE, mct_loss_hook_t H, bool BUF = false>
 static __global__ void SIM_PH_MAX_REGISTERS
 mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_t tb,
                    SIM_PH_GRID_CONST const typename sim_phantom_real<R>::geom_t g, uint64_t first, int64_t n,
@@ -265,7 +302,8 @@ mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_
     __syncthreads();
     const auto* const ptb = &params.tb;
     const auto* const pg = &params.g;
-    sim_phantom_sink<T, M, MODE, H> sink(pview, runs, discard);
+    typename std::conditional<BUF, sim_phantom_buffered_sink<T, M>, sim_phantom_sink<T, M, MODE, H>>::type sink(
+        pview, runs, discard);
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
@@ -310,9 +348,19 @@ static inline int sim_phantom_runs(const mct_tally_view_t& view, int block) {
            sim_phantom_run_end<T>(view, block) <= MCT_BLOCK_TALLY_SMEM_LIMIT;
 }
 
+/** Whether the launch for this view buffers its deposits (sim_deposit.h):
+ * the view's deposit choice (view-independent, passed in), the method, and
+ * whether the block tally already keeps the method's sums in the block. */
+template <typename T>
+static inline int sim_phantom_buffers(mct_sim_deposit_t d, const mct_tally_view_t& view) {
+    return sim_deposit_buffers(d, view.method, view.dtype,
+                               mct_block_mode_of(view.method, view.nbins, sizeof(T)) != MCT_BLOCK_MODE_PER_LANE);
+}
+
 /** Dynamic shared memory of the kernel for this tally and block size. */
 template <typename T>
-static inline size_t sim_phantom_smem(const mct_tally_view_t& view, int block) {
+static inline size_t sim_phantom_smem(const mct_tally_view_t& view, int block, int buffered = 0) {
+    if (buffered) return mct_deposit_buffer_smem_bytes<T, SIM_PH_HOT_BINS>(view, block);
     return sim_phantom_runs<T>(view, block) ? sim_phantom_run_end<T>(view, block) : mct_block_tally_smem_bytes<T>(view);
 }
 
@@ -340,8 +388,29 @@ static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_vie
         if (view.method == MCT_METHOD_KAHAN) return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_ANY, H>;
     return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW>;
 }
+/** The buffered kernel for the view: an instance of its own for each method
+ * that `auto` buffers (`kahan`, the KAS engine; `cas`, `wag`, `sort_reduce`),
+ * since the instance that picks the method at each add carries every
+ * method's code and the transport is bound by instruction fetches; that one
+ * for the rest. All with the rounding-loss hook from the view. Only the
+ * methods that buffer launch them, so the direct instances keep their
+ * registers and code. */
 template <typename R, typename T>
-static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view) {
+static inline sim_phantom_kernel_t<R> sim_phantom_buffered_kernel_for(const mct_tally_view_t& view) {
+    if constexpr (std::is_same<T, float>::value)
+        if (view.method == MCT_METHOD_KAHAN)
+            return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
+    if (view.method == MCT_METHOD_CAS)
+        return mct_phantom_kernel<R, T, MCT_METHOD_CAS, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
+    if (view.method == MCT_METHOD_WAG)
+        return mct_phantom_kernel<R, T, MCT_METHOD_WAG, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
+    if (view.method == MCT_METHOD_SORT_REDUCE)
+        return mct_phantom_kernel<R, T, MCT_METHOD_SORT_REDUCE, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
+    return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
+}
+template <typename R, typename T>
+static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view, int buffered = 0) {
+    if (buffered) return sim_phantom_buffered_kernel_for<R, T>(view);
     return mct_loss_hook_for(view) == MCT_LOSS_NONE ? sim_phantom_kernel_for<R, T, MCT_LOSS_NONE>(view)
                                                     : sim_phantom_kernel_for<R, T, MCT_LOSS_FROM_VIEW>(view);
 }
@@ -351,14 +420,16 @@ template <typename R>
 static inline void sim_phantom_launch(const typename sim_phantom_real<R>::tables_t& tb,
                                        const typename sim_phantom_real<R>::geom_t& g, uint64_t first, int64_t n,
                                        const mct_tally_view_t& view, int discard, sim_phantom_device_counters_t* out,
-                                       int grid, int block, cudaStream_t stream) {
+                                       int grid, int block, cudaStream_t stream, mct_sim_deposit_t deposit) {
     if (view.dtype == MCT_DTYPE_F32) {
-        const auto kernel = sim_phantom_kernel_for<R, float>(view);
-        MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<float>(view, block), stream, tb, g, first, n, view,
+        const int buf = sim_phantom_buffers<float>(deposit, view);
+        const auto kernel = sim_phantom_kernel_for<R, float>(view, buf);
+        MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<float>(view, block, buf), stream, tb, g, first, n, view,
                    discard, sim_phantom_runs<float>(view, block), out);
     } else {
-        const auto kernel = sim_phantom_kernel_for<R, double>(view);
-        MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<double>(view, block), stream, tb, g, first, n, view,
+        const int buf = sim_phantom_buffers<double>(deposit, view);
+        const auto kernel = sim_phantom_kernel_for<R, double>(view, buf);
+        MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<double>(view, block, buf), stream, tb, g, first, n, view,
                    discard, sim_phantom_runs<double>(view, block), out);
     }
 }

@@ -21,6 +21,7 @@
 #include "mctally/mct_tally.h"
 #include "sim_ranks.h"
 #include "sim_params.h"
+#include "sim_deposit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +45,7 @@ typedef struct {
     uint64_t seed;
     int64_t batches;     /**< >= 1 */
     mct_tally_only_launch_t launch;
+    mct_sim_deposit_t deposit; /**< GPU backends: direct adds, mct_deposit_buffer, or per method (auto, the default) */
     int64_t chunk;       /**< most particles per engine call; 0 = chosen by the problem */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;

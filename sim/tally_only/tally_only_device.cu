@@ -29,8 +29,9 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
     mct_tally_view_t view;
     mct_status_t st = mct_tally_view(tally, &view);
     if (st) return st;
-    const sim_tally_only_args_t a = {p->seed, (uint64_t)first, n, p->collisions, (uint32_t)p->bins,
-                                      (float)p->mean_energy};
+    sim_tally_only_args_t a = {p->seed, (uint64_t)first, n, p->collisions, (uint32_t)p->bins,
+                                      (float)p->mean_energy, 0};
+    a.buffered = sim_tally_only_buffers(p->deposit, view);
     sim_tally_only_launch(view, a, sim_tally_only_grid(p->launch, n, d->sms), sim_tally_only_block(p->launch),
                            (cudaStream_t)d->stream);
     return sim_status_of(cudaPeekAtLastError());

@@ -9,6 +9,7 @@
 #include "mctally/device/mct_tally_device.cuh"
 #include "tally_only.h"
 #include "tally_only_physics.h"
+#include "sim_deposit.h"
 
 /** Everything a launch needs besides the view and the geometry. */
 typedef struct {
@@ -18,6 +19,7 @@ typedef struct {
     int collisions;
     uint32_t bins;
     float mean;
+    int buffered; /**< deposits through mct_deposit_buffer (sim_deposit_buffers) */
 } sim_tally_only_args_t;
 
 /** Every deposit of this thread's particles of the chunk (grid-stride) into
@@ -48,6 +50,23 @@ static __global__ void mct_tally_only_kernel(mct_tally_view_t view, sim_tally_on
     tally.flush();
 }
 
+/** The same deposits through a deposit buffer (block_deposit_buffer.cuh):
+ * runs, a block cache of hot bins, per-lane sort_reduce slots. */
+template <typename T, mct_method_t M>
+static __global__ void mct_tally_only_kernel_buffered(mct_tally_view_t view, sim_tally_only_args_t a) {
+    mct_deposit_buffer<T, M> buf(view);
+    sim_tally_only_deposits<T>(buf, a);
+    buf.flush();
+}
+
+/** Whether the launch buffers: the problem's choice, the method and whether
+ * the block tally already keeps this method's sums in the block. */
+static inline int sim_tally_only_buffers(mct_sim_deposit_t d, const mct_tally_view_t& view) {
+    const size_t elem = view.dtype == MCT_DTYPE_F32 ? 4u : 8u;
+    return sim_deposit_buffers(d, view.method, view.dtype,
+                               mct_block_mode_of(view.method, view.nbins, elem) != MCT_BLOCK_MODE_PER_LANE);
+}
+
 /** Threads per block of a launch shape. */
 static inline int sim_tally_only_block(mct_tally_only_launch_t launch) {
     return launch == MCT_TALLY_ONLY_LAUNCH_PAPER ? MCT_TALLY_ONLY_PAPER_THREADS : 256;
@@ -70,9 +89,16 @@ static inline int64_t sim_tally_only_grid(mct_tally_only_launch_t launch, int64_
 template <typename T, mct_method_t M>
 static void sim_tally_only_launch_typed(const mct_tally_view_t& view, const sim_tally_only_args_t& a, int64_t grid,
                                          int block, cudaStream_t stream) {
-    if constexpr (mct_method_serves<T, M>())
+    if constexpr (mct_method_serves<T, M>()) {
+        if constexpr (mct_deposit_kind_of(M) != MCT_DEPOSIT_DIRECT)
+            if (a.buffered) {
+                MCT_LAUNCH((mct_tally_only_kernel_buffered<T, M>), (unsigned)grid, block,
+                           mct_deposit_buffer_storage_bytes(M, block), stream, view, a);
+                return;
+            }
         MCT_LAUNCH((mct_tally_only_kernel<T, M>), (unsigned)grid, block, (mct_block_tally_smem_bytes<T, M>(view.nbins)),
                    stream, view, a);
+    }
 }
 
 /* One arm of the method switch: M as a compile-time argument, so every

@@ -417,6 +417,8 @@ static mct_status_t rank_measure(const plan_ctx_t* c, mct_key_pattern_t pattern,
     return st;
 }
 
+#define MCT__PLAN_REPLICA_QUERY (16.0 * 1024 * 1024)
+
 /* MEASURE's budget: plan_budget_s (0.25 s when unset), and at most
  * MCT__PLAN_RUN_SHARE_PCT % of the batch the caller announces (adds_per_bin x
  * the bins' keys, at the estimate's fastest time per update), so that planning
@@ -497,8 +499,14 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
         snprintf(c.device, sizeof c.device, "%s", device_name);
     else if (c.ops && c.ops->probe(d->device, c.device, sizeof c.device))
         c.ops = NULL, c.device[0] = 0;
+    /* Free memory matters only to replicas that could fill a good share of a
+     * device (the query costs more than the rest of a plan from wisdom): below
+     * MCT__PLAN_REPLICA_QUERY bytes a copy, replicated is judged to fit, and the
+     * tally's replica reservation sizes itself to the memory there is. */
     size_t total = 0;
-    if (c.ops && c.ops->mem_info(d->device, &c.free_bytes, &total)) c.free_bytes = 0;
+    const double replica_bytes = (double)d->bins * (double)mct_method_storage_size(MCT_METHOD_REPLICATED, d->dtype);
+    if (c.ops && replica_bytes >= MCT__PLAN_REPLICA_QUERY && c.ops->mem_info(d->device, &c.free_bytes, &total))
+        c.free_bytes = 0;
 
     /* The pattern: the sample's class, else the caller's hint. */
     mct__key_stats_t ks;

@@ -77,6 +77,17 @@ assert a["determinism"] == "bitwise", a["determinism"]
 assert a["tally_only"]["total_MeV"] == b["tally_only"]["total_MeV"], (a["tally_only"]["total_MeV"], b["tally_only"]["total_MeV"])
 assert a["tallies"][0]["mean"] == b["tallies"][0]["mean"]
 PY
+# Buffered deposits (deposit = buffered): fixed keeps its bits; result.json says how it ran.
+sed 's/^launch = paper/launch = paper\ndeposit = buffered/' "$TO" >"$work/to_buffered.ini"
+run to_fixed_buffered "$work/to_buffered.ini" --backend emulated --histories 2e4 --method fixed --batches 4
+check "$work/to_fixed_buffered/result.json" 'r["tally_only"]["deposit"] == "buffered"'
+check "$work/to_fixed_emu/result.json" 'r["tally_only"]["deposit"] == "auto"'
+python3 - "$work/to_fixed_cpu/result.json" "$work/to_fixed_buffered/result.json" <<'PY' || fail "fixed totals differ between direct and buffered deposits"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["tally_only"]["total_MeV"] == b["tally_only"]["total_MeV"], (a["tally_only"]["total_MeV"], b["tally_only"]["total_MeV"])
+assert a["tallies"][0]["mean"] == b["tallies"][0]["mean"]
+PY
 
 # ---- scatter and the MPC preset -----------------------------------------------
 SC="$EXAMPLES/scatter.ini"
@@ -155,6 +166,13 @@ type = tally_only
 launch = wide
 INI
 expect_error bad_launch "expected paper or full" run "$work/to_launch.ini"
+ini to_deposit.ini <<'INI'
+[problem]
+type = tally_only
+[tally_only]
+deposit = sideways
+INI
+expect_error bad_deposit "deposit = sideways: expected auto, direct or buffered" run "$work/to_deposit.ini"
 ini to_mean.ini <<'INI'
 [problem]
 type = tally_only

@@ -269,13 +269,18 @@ static void test_backends_bitwise(void) {
     static const mct_method_t methods[] = {MCT_METHOD_ATOMIC,    MCT_METHOD_WIB,       MCT_METHOD_WAG,
                                            MCT_METHOD_WAG_MATCH, MCT_METHOD_WARP_REDUCE, MCT_METHOD_BLOCK_REDUCE,
                                            MCT_METHOD_REPLICATED};
-    for (size_t m = 0; m < sizeof methods / sizeof *methods; ++m) {
+    /* Direct adds, then every event through the deposit buffer. */
+    for (size_t k = 0; k < 2 * (sizeof methods / sizeof *methods); ++k) {
+        const size_t m = k % (sizeof methods / sizeof *methods);
+        p.deposit = k == m ? MCT_SIM_DEPOSIT_DIRECT : MCT_SIM_DEPOSIT_BUFFERED;
         run_t e = run_pet(&p, MCT_BACKEND_EMULATED, methods[m], m % 2 ? MCT_DTYPE_I32 : MCT_DTYPE_U64, 1);
         char what[96];
-        snprintf(what, sizeof what, "emulated %s vs cpu replicated", mct_method_name(methods[m]));
+        snprintf(what, sizeof what, "emulated %s, %s, vs cpu replicated", mct_method_name(methods[m]),
+                 sim_deposit_name(p.deposit));
         expect_same(&ref, &e, what);
         free(e.sums);
     }
+    p.deposit = MCT_SIM_DEPOSIT_AUTO;
     free(ref.sums);
     free(cpu.sums), free(emu.sums);
     /* The system-matrix geometry (the long scanner), full map. */

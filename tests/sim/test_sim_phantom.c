@@ -189,8 +189,9 @@ static void test_photon_attenuation(void) {
 
 /* A history's random numbers depend only on (seed, history): the fixed-point
  * tally (bitwise by design) must give the same bits on the CPU and emulated
- * backends and for every launch shape, and the emulated GPU engine must
- * balance its energy with every method. */
+ * backends, for every launch shape, with direct and buffered deposits, and
+ * the emulated GPU engine must balance its energy with every method, both
+ * ways. */
 static void test_backends_and_shapes(void) {
     mct_phantom_params_t p = small(10, 64);
     mct_tally_t cpu = make(&p, MCT_BACKEND_CPU, MCT_METHOD_FIXED, MCT_DTYPE_F64);
@@ -202,9 +203,10 @@ static void test_backends_and_shapes(void) {
     ASSERT_STATUS(mct_tally_sums(cpu, ref), MCT_STATUS_SUCCESS);
     mct_tally_destroy(cpu);
     const int blocks[] = {32, 65, 128};
-    for (size_t b = 0; b < 3; ++b) {
-        p.block_size = blocks[b];
-        p.grid_blocks = b == 1 ? 1 : 0;
+    for (size_t b = 0; b < 6; ++b) {
+        p.block_size = blocks[b % 3];
+        p.grid_blocks = b % 3 == 1 ? 1 : 0;
+        p.deposit = b < 3 ? MCT_SIM_DEPOSIT_DIRECT : MCT_SIM_DEPOSIT_BUFFERED;
         mct_tally_t emu = make(&p, MCT_BACKEND_EMULATED, MCT_METHOD_FIXED, MCT_DTYPE_F64);
         ASSERT_STATUS(mct_phantom_run(&p, emu, &r), MCT_STATUS_SUCCESS);
         mct_phantom_result_free(&r);
@@ -212,6 +214,7 @@ static void test_backends_and_shapes(void) {
         for (int k = 0; k < 1000; ++k) ASSERT_EQ_F64(got[k], ref[k]);
         mct_tally_destroy(emu);
     }
+    p.deposit = MCT_SIM_DEPOSIT_AUTO;
     free(ref), free(got);
     p.block_size = 128;
     p.grid_blocks = 0;
@@ -222,13 +225,20 @@ static void test_backends_and_shapes(void) {
     } cases[] = {{MCT_METHOD_ATOMIC, MCT_DTYPE_F64, 1e-9}, {MCT_METHOD_WIB, MCT_DTYPE_F64, 1e-9},
                  {MCT_METHOD_WAG_MATCH, MCT_DTYPE_F64, 1e-9}, {MCT_METHOD_SHARED, MCT_DTYPE_F64, 1e-9},
                  {MCT_METHOD_REPLICATED, MCT_DTYPE_F64, 1e-9}, {MCT_METHOD_ATOMIC, MCT_DTYPE_F32, 1e-5},
-                 {MCT_METHOD_KAHAN, MCT_DTYPE_F32, 1e-5}, {MCT_METHOD_CAS, MCT_DTYPE_F64, 1e-9}};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
-        r = run(&p, MCT_BACKEND_EMULATED, cases[i].m, cases[i].d);
-        printf("emulated %s %s: balance %.2e\n", mct_method_name(cases[i].m), mct_dtype_name(cases[i].d), balance(&r));
-        ASSERT_LE_F64(balance(&r), cases[i].tol);
-        mct_phantom_result_free(&r);
+                 {MCT_METHOD_KAHAN, MCT_DTYPE_F32, 1e-5}, {MCT_METHOD_CAS, MCT_DTYPE_F64, 1e-9},
+                 {MCT_METHOD_WAG, MCT_DTYPE_F64, 1e-9}, {MCT_METHOD_KAHAN_NAIVE, MCT_DTYPE_F32, 1e-5},
+                 {MCT_METHOD_BLOCK_REDUCE, MCT_DTYPE_F64, 1e-9}};
+    for (int dep = MCT_SIM_DEPOSIT_DIRECT; dep <= MCT_SIM_DEPOSIT_BUFFERED; ++dep) {
+        p.deposit = (mct_sim_deposit_t)dep;
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+            r = run(&p, MCT_BACKEND_EMULATED, cases[i].m, cases[i].d);
+            printf("emulated %s %s, %s: balance %.2e\n", mct_method_name(cases[i].m), mct_dtype_name(cases[i].d),
+                   sim_deposit_name(p.deposit), balance(&r));
+            ASSERT_LE_F64(balance(&r), cases[i].tol);
+            mct_phantom_result_free(&r);
+        }
     }
+    p.deposit = MCT_SIM_DEPOSIT_AUTO;
     /* 2^3 voxels: block_reduce's own kernel instance (register sums), and
      * warp_reduce's register sums in the instance that picks at each add. */
     mct_phantom_params_t few = small(2, 64);

@@ -140,8 +140,10 @@ static void test_methods_and_backends(void) {
         for (int m = 0; m < MCT_METHOD_COUNT; ++m)
             if (mct_method_supports((mct_method_t)m, dtypes[d], MCT_BACKEND_CPU) == MCT_STATUS_SUCCESS)
                 run_checked(MCT_BACKEND_CPU, (mct_method_t)m, dtypes[d], &p, &ref, m == MCT_METHOD_FIXED ? fixed_cpu : NULL);
-        for (int launch = 0; launch < 2; ++launch) {
+        for (int shape = 0; shape < 4; ++shape) { /* both launches, direct and buffered deposits */
+            const int launch = shape & 1;
             p.launch = (mct_tally_only_launch_t)launch;
+            p.deposit = shape < 2 ? MCT_SIM_DEPOSIT_DIRECT : MCT_SIM_DEPOSIT_BUFFERED;
             p.chunk = launch ? 0 : 900;
             for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
                 if (mct_method_supports((mct_method_t)m, dtypes[d], MCT_BACKEND_EMULATED) != MCT_STATUS_SUCCESS) continue;
@@ -151,6 +153,7 @@ static void test_methods_and_backends(void) {
                     for (int k = 0; k < 5; ++k) ASSERT_EQ_F64(fixed_other[k], fixed_cpu[k]);
             }
         }
+        p.deposit = MCT_SIM_DEPOSIT_AUTO;
     }
     free(ref.sums);
     free(ref.counts);

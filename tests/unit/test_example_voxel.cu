@@ -6,12 +6,17 @@
 #include "mct_add_harness.cuh"
 
 template <typename T>
-static void check_method(mct_method_t m, voxel_grid_t g, uint64_t histories, bool block_form) {
+static void check_method(mct_method_t m, voxel_grid_t g, uint64_t histories, bool block_form,
+                         bool buffered = false) {
     const int64_t nbins = (int64_t)g.nx * g.ny * g.nz;
-    harness_tally t = harness_tally_create(m, harness_dtype<T>(), sizeof(T), nbins, 0, 0, 30);
+    /* sort_reduce: room for every deposit (a particle makes at most 48 here). */
+    harness_tally t = harness_tally_create(m, harness_dtype<T>(), sizeof(T), nbins, 0, (int64_t)histories * 64, 30);
     snprintf(harness_case_text, sizeof harness_case_text, "voxel example, method %s%s", mct_method_name(m),
-             block_form ? ", block form" : "");
-    if (block_form) {
+             buffered ? ", buffered form" : block_form ? ", block form" : "");
+    harness_buffered = buffered;
+    if (buffered) {
+        CHECK_CUDA(voxel_dose_launch_buffered<T>(t.view, g, histories, 2024, 0, 96));
+    } else if (block_form) {
         const size_t smem = mct_block_tally_smem_bytes<T>(t.view);
         MCT_LAUNCH(voxel_dose_kernel_block<T>, 7, 65, smem, 0, t.view, g, histories, (uint64_t)2024);
         CHECK_CUDA(cudaGetLastError());
@@ -42,6 +47,12 @@ int main(void) {
     check_method<double>(MCT_METHOD_FIXED, g, histories, true);
     check_method<float>(MCT_METHOD_KAHAN, g, histories, false);
     check_method<float>(MCT_METHOD_SHARED, g, histories, true);
+    check_method<double>(MCT_METHOD_CAS, g, histories, false, true);
+    check_method<double>(MCT_METHOD_WAG, g, histories, false, true);
+    check_method<double>(MCT_METHOD_FIXED, g, histories, false, true);
+    check_method<double>(MCT_METHOD_SORT_REDUCE, g, histories, false, true);
+    check_method<double>(MCT_METHOD_ATOMIC, g, histories, false, true);
+    check_method<float>(MCT_METHOD_KAHAN, g, histories, false, true);
     printf("voxel dose example: every voxel right\n");
     return 0;
 }

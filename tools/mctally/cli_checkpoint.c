@@ -71,6 +71,7 @@ char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct
     } else if (!strcmp(problem, "tally_only")) {
         add_table(params, &mct_tally_only_param_table, &cfg->tally_only);
         cJSON_AddStringToObject(params, "launch", cfg->tally_only.launch == MCT_TALLY_ONLY_LAUNCH_FULL ? "full" : "paper");
+        cJSON_AddStringToObject(params, "deposit", sim_deposit_name(cfg->tally_only.deposit));
     } else if (!strcmp(problem, "pet")) {
         const mct_pet_params_t* p = &cfg->pet;
         add_table(params, &mct_pet_param_table, p);
@@ -93,6 +94,7 @@ char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct
         add_table(params, &mct_phantom_param_table, p);
         snprintf(text, sizeof text, "%d %d %d", (int)p->particle, (int)p->mcs, (int)p->transport);
         cJSON_AddStringToObject(params, "particle mcs transport", text);
+        cJSON_AddStringToObject(params, "deposit", sim_deposit_name(p->deposit));
     }
     char* s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);

@@ -183,7 +183,7 @@ _Static_assert(sizeof(mct_escape_launch_t) == sizeof(int) && sizeof(mct_tally_on
                    sizeof(mct_phantom_particle_t) == sizeof(int) && sizeof(mct_phantom_mcs_t) == sizeof(int) &&
                    sizeof(mct_phantom_transport_t) == sizeof(int) && sizeof(mct_scatter_pattern_t) == sizeof(int) &&
                    sizeof(mct_scatter_check_t) == sizeof(int) && sizeof(mct_pet_source_t) == sizeof(int) &&
-                   sizeof(mct_pet_index_t) == sizeof(int),
+                   sizeof(mct_pet_index_t) == sizeof(int) && sizeof(mct_sim_deposit_t) == sizeof(int),
                "the problems' enumerations have the size of an int");
 
 static const choice_key_t escape_choices[] = {
@@ -197,10 +197,14 @@ static const choice_key_t phantom_choices[] = {
      {MCT_PHANTOM_MCS_TRANSPORT, MCT_PHANTOM_MCS_HIGHLAND}, NULL},
     {"transport", offsetof(mct_phantom_params_t, transport), {"auto", "f64", "f32"},
      {MCT_PHANTOM_TRANSPORT_AUTO, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_TRANSPORT_F32}, NULL},
+    {"deposit", offsetof(mct_phantom_params_t, deposit), {"auto", "direct", "buffered"},
+     {MCT_SIM_DEPOSIT_AUTO, MCT_SIM_DEPOSIT_DIRECT, MCT_SIM_DEPOSIT_BUFFERED}, NULL},
     {NULL, 0, {NULL}, {0}, NULL}};
 static const choice_key_t tally_only_choices[] = {
     {"launch", offsetof(mct_tally_only_params_t, launch), {"paper", "full"},
      {MCT_TALLY_ONLY_LAUNCH_PAPER, MCT_TALLY_ONLY_LAUNCH_FULL}, NULL},
+    {"deposit", offsetof(mct_tally_only_params_t, deposit), {"auto", "direct", "buffered"},
+     {MCT_SIM_DEPOSIT_AUTO, MCT_SIM_DEPOSIT_DIRECT, MCT_SIM_DEPOSIT_BUFFERED}, NULL},
     {NULL, 0, {NULL}, {0}, NULL}};
 static const choice_key_t scatter_choices[] = {
     {"pattern", offsetof(mct_scatter_params_t, pattern), {"uniform", "sorted", "hot"},
@@ -215,6 +219,8 @@ static const choice_key_t pet_choices[] = {
     {"index", offsetof(mct_pet_params_t, index), {"auto", "full", "compressed", "total"},
      {MCT_PET_INDEX_AUTO, MCT_PET_INDEX_FULL, MCT_PET_INDEX_COMPRESSED, MCT_PET_INDEX_TOTAL}, NULL},
     {"doi", offsetof(mct_pet_params_t, doi), {"off", "on"}, {0, 1}, NULL},
+    {"deposit", offsetof(mct_pet_params_t, deposit), {"auto", "direct", "buffered"},
+     {MCT_SIM_DEPOSIT_AUTO, MCT_SIM_DEPOSIT_DIRECT, MCT_SIM_DEPOSIT_BUFFERED}, NULL},
     {NULL, 0, {NULL}, {0}, NULL}};
 
 /* [pet] cylinder = x y z length radius activity and ellipsoid = x y z ax ay

@@ -138,6 +138,7 @@ static cJSON* scanner_json(const mct_pet_params_t* p) {
     cJSON_AddNumberToObject(j, "radius_mm", mct_pet_radius_mm(p));
     cJSON_AddNumberToObject(j, "length_mm", mct_pet_length_mm(p));
     cJSON_AddBoolToObject(j, "doi", p->doi);
+    cJSON_AddStringToObject(j, "deposit", sim_deposit_name(p->deposit));
     if (p->doi) cJSON_AddNumberToObject(j, "attenuation_mm", p->attenuation_mm);
     if (p->max_ring_diff > 0) cJSON_AddNumberToObject(j, "max_ring_diff", p->max_ring_diff);
     return j;

@@ -465,6 +465,7 @@ static cJSON* tally_only_json(const mct_tally_only_params_t* p, const mct_tally_
     cJSON_AddNumberToObject(j, "bins", (double)p->bins);
     cJSON_AddNumberToObject(j, "mean_energy_MeV", p->mean_energy);
     cJSON_AddStringToObject(j, "launch", p->launch == MCT_TALLY_ONLY_LAUNCH_FULL ? "full" : "paper");
+    cJSON_AddStringToObject(j, "deposit", sim_deposit_name(p->deposit));
     cJSON_AddNumberToObject(j, "total_MeV", r->total);
     cJSON_AddNumberToObject(j, "expected_MeV", r->expected);
     cJSON_AddNumberToObject(j, "std_error_MeV", r->std_error);
@@ -583,6 +584,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
     cJSON_AddStringToObject(j, "particle", p->particle == MCT_PHANTOM_PHOTON ? "photon" : "electron");
     cJSON_AddStringToObject(j, "transport", r->transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64");
     cJSON_AddStringToObject(j, "mcs", p->mcs == MCT_PHANTOM_MCS_HIGHLAND ? "highland" : "transport");
+    cJSON_AddStringToObject(j, "deposit", sim_deposit_name(p->deposit));
     cJSON_AddNumberToObject(j, "electron_cutoff_MeV", p->electron_cutoff_MeV);
     cJSON_AddNumberToObject(j, "photon_cutoff_MeV", p->photon_cutoff_MeV);
     cJSON_AddNumberToObject(j, "delta_threshold_MeV", r->delta_threshold_MeV);

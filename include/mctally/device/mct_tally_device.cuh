@@ -11,6 +11,7 @@
 #include "mctally/device/block/block_counter.cuh"
 #include "mctally/device/mct_add.cuh"
 #include "mctally/device/block/block_tally.cuh"
+#include "mctally/device/block/block_deposit_buffer.cuh"
 #include "mctally/mct_rng.h"
 #include "mctally/mct_tally.h"
 

@@ -22,10 +22,9 @@
  *
  * Determinism: integer counters are exact whatever the method, and never wrap:
  * the global and shared atomics test the old value they return, the register
- * sum keeps an overflow bit that flush() raises, the reductions add by
- * mct_checked_plus, and an overflow raises MCT_TALLY_FLAG_OVERFLOW
- * (thread_checked.cuh). For floats the
- * atomics' order varies (not_guaranteed), except replicated, whose replicas are
+ * sum keeps an overflow bit, the reductions add by mct_checked_plus_local,
+ * and flush() raises MCT_TALLY_FLAG_OVERFLOW once per thread for either
+ * (thread_checked.cuh). For floats the atomics' order varies (not_guaranteed), except replicated, whose replicas are
  * reduced in a fixed order by mct_tally_end_batch (run_to_run).
  * Precondition for replicated: the tally holds at least one replica per thread
  * of the grid (mct_tally_reserve_replicas), replica index = global thread rank. */
@@ -83,8 +82,10 @@ struct mct_block_counter {
     }
 
     __device__ __forceinline__ void flush() {
+        /* Integer overflows of the thread's partial and of the reduction's
+         * combines are OR-ed into one register and raised once at the end. */
+        int o = overflow;
         if (M == MCT_METHOD_WARP_REDUCE || M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_REPLICATED) {
-            if (overflow) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OVERFLOW);
             /* The rounding-loss estimate samples the partials as they enter the
              * reduction (the thread's own register sum of its adds). */
             if constexpr (std::is_floating_point<T>::value)
@@ -93,14 +94,16 @@ struct mct_block_counter {
         if (M == MCT_METHOD_SHARED) {
             mct_block_privatized_flush(&storage.shared_bin, target, 1, view.flags);
         } else if (M == MCT_METHOD_WARP_REDUCE) {
-            const T sum = mct_warp_reduce_sum(acc, mct_warp_width_in_block(), mct_checked_plus{view.flags});
+            const T sum = mct_warp_reduce_sum(acc, mct_warp_width_in_block(), mct_checked_plus_local{&o});
             if (mct_lane() == 0 && sum != T(0)) mct_atomic_add(target, sum, view.flags);
         } else if (M == MCT_METHOD_BLOCK_REDUCE) {
-            const T sum = mct_block_reduce_sum(acc, storage.reduce, mct_checked_plus{view.flags});
+            const T sum = mct_block_reduce_sum(acc, storage.reduce, mct_checked_plus_local{&o});
             if (threadIdx.x == 0 && sum != T(0)) mct_atomic_add(target, sum, view.flags);
         } else if (M == MCT_METHOD_REPLICATED) {
-            mct_owned_add(target, acc, view.flags);
+            *target = mct_checked_plus_local{&o}(*target, acc);
         }
+        if constexpr (std::is_integral<T>::value)
+            if (o) mct_tally_raise(view.flags, MCT_TALLY_FLAG_OVERFLOW);
     }
 };
 
