@@ -44,6 +44,7 @@ package)
     bash "$src/tests/api/check_exports.sh" "$(ls "$work"/prefix/lib*/libmctally.so.*.*.* | head -n 1)" "$work/prefix/include/mctally"
   else
     case $lib in *.a) ;; *) echo "adopt: the static build installed $lib" >&2; exit 1 ;; esac
+    bash "$src/tests/api/check_exports_static.sh" "$lib"
   fi
   cmake -S "$example" -B "$work/app" "${common[@]}" -DPM_MCTALLY=package -DCMAKE_PREFIX_PATH="$work/prefix" \
         >"$work/app.log" 2>&1 || { cat "$work/app.log"; exit 1; }
