@@ -54,6 +54,10 @@ typedef struct {
     int device;            /**< CUDA device ordinal, or MCT_DEVICE_CURRENT (default): the device current on
                                 the calling thread, which the library then never changes (CUDA backend only) */
     int fixed_frac_bits;   /**< fixed: values are stored as round(v * 2^fixed_frac_bits), 0..62 (default 32) */
+    double fixed_bound;    /**< fixed: the largest |sum| a bin may reach in one batch, where the caller knows a
+                                bound but no scale; > 0 sets fixed_frac_bits to the most fraction bits that keep
+                                it below 2^62 (one bit of headroom; mct_tally_get_desc reports them), 0 (default):
+                                fixed_frac_bits as given. At most 2^62 - 1. */
     int64_t pair_capacity; /**< sort_reduce: (bin, value) pairs a batch may append (default 2^24) */
 
     /* What the caller needs: every method, planned or named, must meet it. */

@@ -86,6 +86,7 @@ static mct_status_t validate_desc(const mct_tally_desc_t* d) {
     if ((unsigned)d->backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
     if (d->bins < 1 || d->bins > MCT_MAX_BINS || d->device < MCT_DEVICE_CURRENT) return MCT_STATUS_INVALID_VALUE;
     if (d->fixed_frac_bits < 0 || d->fixed_frac_bits > 62) return MCT_STATUS_INVALID_VALUE;
+    if (!(d->fixed_bound >= 0.0 && d->fixed_bound < 0x1p62)) return MCT_STATUS_INVALID_VALUE;
     if ((d->method == MCT_METHOD_SORT_REDUCE || d->method == MCT_METHOD_AUTO) &&
         (d->pair_capacity < 1 || d->pair_capacity > (INT64_C(1) << 40)))
         return MCT_STATUS_INVALID_VALUE;
@@ -132,6 +133,7 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     mct_status_t st = validate_desc(desc);
     if (st) return st;
     mct_tally_desc_t d = *desc;
+    mct__fixed_bound_resolve(&d); /* a declared bound sets the scale */
     d.backend = mct__backend_resolve(d.backend, d.device);
     if ((st = mct_method_supports(d.method, d.dtype, d.backend))) return st;
     const mct__backend_ops_t* ops = mct__backend_ops(d.backend);

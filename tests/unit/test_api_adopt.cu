@@ -215,6 +215,47 @@ int main(void) {
         ASSERT_EQ_I64(i32[1], 7);
         mct_tally_destroy(t);
     }
+    /* fixed from a declared bound instead of a scale: the most fraction bits
+     * that keep the bound below 2^62 (1e9 < 2^30: 32 bits; 8 = 2^3: 58 bits),
+     * the sums (at most 6 per bin here) exact; sums past twice the bound
+     * (0.75: 62 bits) raise OVERFLOW; a bound of 2^62 or more is refused. */
+    {
+        const double bounds[] = {1e9, 8.0, 3e18, 0.75};
+        const int want[] = {32, 58, 0, 62};
+        for (int i = 0; i < 4; ++i) {
+            mct_tally_desc_t d;
+            mct_tally_desc_init(&d);
+            d.bins = NBINS, d.method = MCT_METHOD_FIXED, d.backend = backend, d.fixed_bound = bounds[i];
+            mct_tally_t t = NULL;
+            ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+            mct_tally_desc_t got;
+            ASSERT_STATUS(mct_tally_get_desc(t, &got), MCT_STATUS_SUCCESS);
+            ASSERT_EQ_I64(got.fixed_frac_bits, want[i]);
+            mct_tally_view_t v;
+            mct_tally_view(t, &v);
+            MCT_LAUNCH(add_by_argument<double>, 1, 64, 0, 0, v, 64);
+            CHECK_CUDA(cudaDeviceSynchronize());
+            if (want[i] == 62) {
+                ASSERT_STATUS(mct_tally_end_batch(t, 64), MCT_STATUS_OVERFLOW);
+                mct_tally_destroy(t);
+                continue;
+            }
+            ASSERT_STATUS(mct_tally_end_batch(t, 64), MCT_STATUS_SUCCESS);
+            double sums[NBINS];
+            ASSERT_STATUS(mct_tally_copy_sums(t, MCT_SUMS_TOTAL, MCT_DTYPE_F64, sums, 0), MCT_STATUS_SUCCESS);
+            const std::vector<double> e = expected(64, 1.0);
+            for (int k = 0; k < NBINS; ++k) ASSERT_EQ_F64(sums[k], e[k]);
+            mct_tally_destroy(t);
+        }
+        mct_tally_desc_t d;
+        mct_tally_desc_init(&d);
+        d.bins = NBINS, d.method = MCT_METHOD_FIXED, d.backend = backend;
+        mct_tally_t t = NULL;
+        for (double b : {0x1p62, -1.0, (double)NAN}) {
+            d.fixed_bound = b;
+            ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_INVALID_VALUE);
+        }
+    }
     CHECK_CUDA(cudaStreamDestroy(s));
     printf("adopt: current device, caller's stream, view by argument and by __constant__, converted adds, "
            "device bins, copied sums: all exact\n");
