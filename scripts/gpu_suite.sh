@@ -35,7 +35,7 @@ fi
 
 # Stages to run (all by default), so the suite can be split over several
 # calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
-STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom pet bench_pet python bench_python"}
+STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom pet bench_pet python bench_python adopt"}
 stage() { [[ " $STAGES " == *" $1 "* ]]; }
 
 step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
@@ -64,6 +64,8 @@ MCT="$BUILD/tools/mctally/mctally"
 COMMIT="${MCT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 SAN="compute-sanitizer --error-exitcode 9"
 if stage test; then
+# The adopting-project tests (tests/adopt) build the library again for one architecture: this one.
+export MCT_ADOPT_CUDA_ARCH=${MCT_CUDA_ARCH:-90} MCT_ADOPT_JOBS=$(nproc)
 step ctest ctest --test-dir "$BUILD" --output-on-failure -j 4
 for tool in memcheck racecheck; do
   step "sanitize_${tool}_block_counter" env MCT_TEST_QUICK=1 $SAN --tool $tool "$BUILD/tests/test_block_counter_cuda"
@@ -543,6 +545,30 @@ if stage bench_python; then
 step bench_python timeout 600 env -u MCTALLY_CLI MCT_COMMIT="$COMMIT" "$PYVENV/bin/python" \
   bench/python/bench_scatter_add.py --n ${MCT_PY_BENCH_N:-1e8} --out "$OUT/bench_python.json"
 [ -f "$OUT/bench_python.json" ] && python3 bench/python/table.py "$OUT/bench_python.json" >"$OUT/bench_python.md"
+fi
+
+# The worked example of docs/porting.md (examples/photon_migration) on the GPU: f64 atomic,
+# fixed and kahan through mct_add against the kernel's own float atomicAdd (photons per second,
+# best of 3), the adds the hottest voxel takes (count), and fixed bitwise from run to run with
+# >= 1e9 adds into the hottest voxel (about 0.74 per photon) and no range given:
+# bench_adopt.json/.md. MCT_ADOPT_PHOTONS sets the timed runs' photons (kahan runs a tenth).
+if stage adopt; then
+PM="$BUILD/examples/photon_migration/photon_migration"
+NP=${MCT_ADOPT_PHOTONS:-1e8}
+adopt_runs() {
+  [ -x "$PM" ] || { echo "no $PM (configure with MCT_BUILD_EXAMPLES=ON and CUDA)"; return 1; }
+  local bad=0
+  for m in float_atomic atomic fixed; do "$PM" --method $m --photons $NP --batches 10 --repeat 3 || bad=1; done
+  "$PM" --method kahan --photons "$(python3 -c "print(int(float('$NP') / 10))")" --batches 10 --repeat 3 || bad=1
+  "$PM" --method count --photons 1e7 --batches 1 || bad=1
+  "$PM" --method fixed --photons ${MCT_ADOPT_BITWISE_PHOTONS:-1.4e9} --batches 10 --repeat 2 || bad=1
+  return $bad
+}
+log "adopt: $PM"
+if adopt_runs >"$OUT/adopt_runs.jsonl" 2>"$OUT/adopt.log"; then results[adopt]=pass; else results[adopt]=FAIL; status=1; fi
+python3 bench/adopt/table.py "$OUT/adopt_runs.jsonl" --json "$OUT/bench_adopt.json" --commit "$COMMIT" \
+  --gpu "$(head -1 "$OUT/gpu.txt")" >"$OUT/bench_adopt.md" || results[adopt]=FAIL
+cat "$OUT/bench_adopt.md"
 fi
 
 {

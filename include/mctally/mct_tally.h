@@ -39,14 +39,25 @@
 extern "C" {
 #endif
 
+/** mct_tally_desc_t.device: use the calling thread's current CUDA device and
+ * never call cudaSetDevice (the host code owns device selection). A tally made
+ * so must be used with that device current. An ordinal >= 0 is made current by
+ * the calls that allocate. */
+#define MCT_DEVICE_CURRENT (-1)
+
 /** Everything needed to create a tally. Fill with mct_tally_desc_init first. */
 typedef struct {
     int64_t bins;          /**< number of bins, 1 <= bins <= 2^31 */
     mct_dtype_t dtype;     /**< value type of the bins */
     mct_method_t method;   /**< how additions reach memory; AUTO (default): planned at creation (mct_plan.h) */
     mct_backend_t backend; /**< where the tally lives; AUTO picks CUDA when a GPU is present */
-    int device;            /**< CUDA device ordinal (CUDA backend only) */
+    int device;            /**< CUDA device ordinal, or MCT_DEVICE_CURRENT (default): the device current on
+                                the calling thread, which the library then never changes (CUDA backend only) */
     int fixed_frac_bits;   /**< fixed: values are stored as round(v * 2^fixed_frac_bits), 0..62 (default 32) */
+    double fixed_bound;    /**< fixed: the largest |sum| a bin may reach in one batch, where the caller knows a
+                                bound but no scale; > 0 sets fixed_frac_bits to the most fraction bits that keep
+                                it below 2^62 (one bit of headroom; mct_tally_get_desc reports them), 0 (default):
+                                fixed_frac_bits as given. At most 2^62 - 1. */
     int64_t pair_capacity; /**< sort_reduce: (bin, value) pairs a batch may append (default 2^24) */
 
     /* What the caller needs: every method, planned or named, must meet it. */
@@ -126,7 +137,7 @@ typedef struct {
 
 typedef struct mct_tally_s* mct_tally_t;
 
-/** Defaults: 1 bin, f64, method AUTO (estimated plan), auto backend, device 0,
+/** Defaults: 1 bin, f64, method AUTO (estimated plan), auto backend, the current device,
  * 32 fraction bits, 2^24 sort pairs, no determinism or accuracy need, width 1,
  * adds from arrays, every method a candidate. */
 MCT_API void mct_tally_desc_init(mct_tally_desc_t* desc);
@@ -274,6 +285,30 @@ MCT_API mct_status_t mct_tally_sums(mct_tally_t tally, double* sums);
  * batch whose u64 bin, or whose running sum, passes INT64_MAX is reported by
  * mct_tally_end_batch as OVERFLOW and left out of that bin's sum. */
 MCT_API mct_status_t mct_tally_sums_i64(mct_tally_t tally, int64_t* sums);
+
+/** Which sums mct_tally_copy_sums copies. */
+typedef enum {
+    MCT_SUMS_LAST_BATCH = 0, /**< the raw bin sums of the batch the last mct_tally_end_batch closed */
+    MCT_SUMS_TOTAL = 1       /**< the raw bin sums over every closed batch (mct_tally_sums) */
+} mct_sums_t;
+
+/** Copies one batch's raw bin sums, or the running totals, into the caller's
+ * buffer of `bins` values of type `dtype`: host memory, or with dst_on_device
+ * non-zero the tally backend's memory (a CUDA device pointer; on the CPU
+ * backends host memory alike). Each bin is converted once from the tally's
+ * exact or double sum: F64 and F32 from any tally (a fixed tally's sums as
+ * their scaled value; a bin without an exact value, which mct_tally_end_batch
+ * reported as OVERFLOW, as NaN); I32 and U64 from integer tallies only,
+ * exactly. A device copy is ordered on the tally's stream and complete on
+ * return. Per-repetition results thus need no new tally: read
+ * MCT_SUMS_LAST_BATCH after each mct_tally_end_batch.
+ * Returns SUCCESS; NULL_POINTER; INVALID_VALUE (which); UNKNOWN_DTYPE;
+ * INVALID_STATE (no batch closed, or the last one's end failed before its
+ * sums were read); NOT_SUPPORTED (integer output from a float or fixed tally);
+ * OVERFLOW, nothing written (a bin does not fit the integer output type);
+ * OUT_OF_MEMORY; CUDA_ERROR. */
+MCT_API mct_status_t mct_tally_copy_sums(mct_tally_t tally, mct_sums_t which, mct_dtype_t dtype, void* dst,
+                                         int dst_on_device);
 
 /** Exports the tally's accumulated state between batches (a checkpoint): its
  * shape (type, method, bins, fraction bits), the batch and history counts, the

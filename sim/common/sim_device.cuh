@@ -27,11 +27,12 @@ static inline mct_status_t sim_setup_status(cudaError_t err) {
     return sim_status_of(err);
 }
 
-/** Makes the tally's device current and reads its multiprocessor count,
- * which the engines size their grids by. */
+/** Makes the tally's device current (a negative ordinal, MCT_DEVICE_CURRENT:
+ * the current one, left as it is) and reads its multiprocessor count, which
+ * the engines size their grids by. */
 static inline cudaError_t sim_device_open(int device, int* sms) {
     cudaDeviceProp prop;
-    cudaError_t err = cudaSetDevice(device);
+    cudaError_t err = device >= 0 ? cudaSetDevice(device) : cudaGetDevice(&device);
     if (!err) err = cudaGetDeviceProperties(&prop, device);
     if (!err) *sms = prop.multiProcessorCount;
     return err;

@@ -632,6 +632,15 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
     return MCT_STATUS_SUCCESS;
 }
 
+void mct__fixed_bound_resolve(mct_tally_desc_t* d) {
+    /* The most fraction bits f <= 62 with bound * 2^f < 2^62, so a bin may
+     * still reach twice the bound before its int64 overflows (and OVERFLOW is
+     * raised, not wrapped). */
+    if (d->fixed_bound > 0.0)
+        for (d->fixed_frac_bits = 62; d->fixed_frac_bits > 0 && !(ldexp(d->fixed_bound, d->fixed_frac_bits) < 0x1p62);)
+            --d->fixed_frac_bits;
+}
+
 mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
     if (!desc || !info) return MCT_STATUS_NULL_POINTER;
     memset(info, 0, sizeof *info);
@@ -640,7 +649,9 @@ mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
     if (desc->bins < 1 || desc->bins > (INT64_C(1) << 31)) return MCT_STATUS_INVALID_VALUE;
     mct_status_t st = mct__plan_validate(desc);
     if (st) return st;
+    if (!(desc->fixed_bound >= 0.0 && desc->fixed_bound < 0x1p62)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d = *desc;
+    mct__fixed_bound_resolve(&d);
     d.backend = mct__backend_resolve(d.backend, d.device);
     if (d.plan_mode == MCT_PLAN_MEASURE && !mct__backend_ops(d.backend)) return MCT_STATUS_BACKEND_UNAVAILABLE;
     return mct__plan_resolved(&d, NULL, info);

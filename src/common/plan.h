@@ -80,6 +80,8 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* desc, const char* device
 
 /** Checks the planning fields of a descriptor (INVALID_VALUE, UNKNOWN_*). */
 mct_status_t mct__plan_validate(const mct_tally_desc_t* desc);
+/** fixed_frac_bits from a declared fixed_bound (> 0; validated by the caller). */
+void mct__fixed_bound_resolve(mct_tally_desc_t* desc);
 
 /** Wall clock in seconds. */
 double mct__plan_now(void);

@@ -37,6 +37,7 @@ struct mct_tally_s {
     int64_t* isum;   /* integer tallies */
     int64_t batches;
     int64_t histories;
+    int last_batch;    /* staging holds the last closed batch, canonical (mct_tally_copy_sums) */
     mct__loss_t* loss; /* rounding-loss estimate (rounding_loss.c), NULL when off */
     mct_plan_info_t plan; /* how desc.method was chosen */
 };
@@ -53,7 +54,7 @@ void mct_tally_desc_init(mct_tally_desc_t* desc) {
     desc->dtype = MCT_DTYPE_F64;
     desc->method = MCT_METHOD_AUTO;
     desc->backend = MCT_BACKEND_AUTO;
-    desc->device = 0;
+    desc->device = MCT_DEVICE_CURRENT;
     desc->fixed_frac_bits = 32;
     desc->pair_capacity = INT64_C(1) << 24;
     desc->determinism = MCT_NOT_GUARANTEED;
@@ -83,8 +84,9 @@ static mct_status_t validate_desc(const mct_tally_desc_t* d) {
     if (d->method != MCT_METHOD_AUTO && (unsigned)d->method >= MCT_METHOD_COUNT) return MCT_STATUS_UNKNOWN_METHOD;
     if ((unsigned)d->dtype >= MCT_DTYPE_COUNT) return MCT_STATUS_UNKNOWN_DTYPE;
     if ((unsigned)d->backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
-    if (d->bins < 1 || d->bins > MCT_MAX_BINS || d->device < 0) return MCT_STATUS_INVALID_VALUE;
+    if (d->bins < 1 || d->bins > MCT_MAX_BINS || d->device < MCT_DEVICE_CURRENT) return MCT_STATUS_INVALID_VALUE;
     if (d->fixed_frac_bits < 0 || d->fixed_frac_bits > 62) return MCT_STATUS_INVALID_VALUE;
+    if (!(d->fixed_bound >= 0.0 && d->fixed_bound < 0x1p62)) return MCT_STATUS_INVALID_VALUE;
     if ((d->method == MCT_METHOD_SORT_REDUCE || d->method == MCT_METHOD_AUTO) &&
         (d->pair_capacity < 1 || d->pair_capacity > (INT64_C(1) << 40)))
         return MCT_STATUS_INVALID_VALUE;
@@ -131,6 +133,7 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     mct_status_t st = validate_desc(desc);
     if (st) return st;
     mct_tally_desc_t d = *desc;
+    mct__fixed_bound_resolve(&d); /* a declared bound sets the scale */
     d.backend = mct__backend_resolve(d.backend, d.device);
     if ((st = mct_method_supports(d.method, d.dtype, d.backend))) return st;
     const mct__backend_ops_t* ops = mct__backend_ops(d.backend);
@@ -523,6 +526,7 @@ mct_status_t mct_tally_batch_shape(mct_tally_t t, mct_batch_t* b) {
  * on every process anyway). */
 static void drop_batch(mct_tally_t t) {
     int64_t words = 0;
+    t->last_batch = 0;
     double* shadow = mct__loss_shadow(t->loss, 0, &words);
     t->ops->zero(t->bins, bins_bytes(t), t->stream);
     if (shadow) t->ops->zero(shadow, (size_t)words * sizeof(double), t->stream);
@@ -569,6 +573,7 @@ static mct_status_t end_batch(mct_tally_t t, int64_t histories, const mct_batch_
         b.device_shadow = mct__loss_shadow(t->loss, 0, &b.shadow_words);
         if (c->reduce_device && (st = c->reduce_device(c->ctx, &b, &reduced))) return st;
     }
+    t->last_batch = 0;
     if ((st = t->ops->to_host(t->staging, t->bins, bins_bytes(t), t->stream))) return st;
     if ((st = t->ops->zero(t->bins, bins_bytes(t), t->stream))) return st;
     if (t->loss && (st = mct__loss_take(t->loss, t->ops, t->stream))) return st;
@@ -583,6 +588,7 @@ static mct_status_t end_batch(mct_tally_t t, int64_t histories, const mct_batch_
     }
     int sum_overflow = 0;
     const int nonfinite = fold_batch(t, histories, &sum_overflow);
+    t->last_batch = 1;
     if (sum_overflow) flags |= MCT_TALLY_FLAG_OVERFLOW;
     t->flags_seen |= flags;
     if (flags & MCT_TALLY_FLAG_OUT_OF_RANGE) return MCT_STATUS_BIN_OUT_OF_RANGE;
@@ -636,6 +642,62 @@ mct_status_t mct_tally_sums_i64(mct_tally_t t, int64_t* sums) {
     if (t->batches < 1) return MCT_STATUS_INVALID_STATE;
     memcpy(sums, t->isum, (size_t)t->desc.bins * sizeof(int64_t));
     return MCT_STATUS_SUCCESS;
+}
+
+/* One bin of the chosen sums as an exact integer (*exact set) or a double. */
+static int sums_bin(const mct_tally_t t, mct_sums_t which, int64_t k, int64_t* iv, double* dv) {
+    if (which == MCT_SUMS_TOTAL) {
+        if (t->isum) return *iv = t->isum[k], 1;
+        return *dv = t->fsum[k], 0;
+    }
+    if (batch_kind(t) == MCT_BATCH_EXACT) {
+        const int64_t v = ((const int64_t*)t->staging)[k];
+        if (t->desc.method != MCT_METHOD_FIXED || v == MCT_BATCH_EXACT_OVERFLOW) return *iv = v, 1;
+        return *dv = ldexp((double)v, -t->desc.fixed_frac_bits), 0;
+    }
+    return *dv = ((const double*)t->staging)[k], 0;
+}
+
+mct_status_t mct_tally_copy_sums(mct_tally_t t, mct_sums_t which, mct_dtype_t dtype, void* dst, int dst_on_device) {
+    if (!t || !dst) return MCT_STATUS_NULL_POINTER;
+    if (which != MCT_SUMS_LAST_BATCH && which != MCT_SUMS_TOTAL) return MCT_STATUS_INVALID_VALUE;
+    if (dtype != MCT_DTYPE_F64 && dtype != MCT_DTYPE_F32 && dtype != MCT_DTYPE_I32 && dtype != MCT_DTYPE_U64)
+        return MCT_STATUS_UNKNOWN_DTYPE;
+    if (which == MCT_SUMS_LAST_BATCH ? !t->last_batch : t->batches < 1) return MCT_STATUS_INVALID_STATE;
+    const int64_t bins = t->desc.bins;
+    const int integer_out = dtype == MCT_DTYPE_I32 || dtype == MCT_DTYPE_U64;
+    /* Integer outputs only from integer tallies, every bin in the output's range. */
+    if (integer_out && !is_integer(t->desc.dtype)) return MCT_STATUS_NOT_SUPPORTED;
+    for (int64_t k = 0; integer_out && k < bins; ++k) {
+        int64_t v = 0;
+        double unused;
+        sums_bin(t, which, k, &v, &unused);
+        if (v == MCT_BATCH_EXACT_OVERFLOW || (dtype == MCT_DTYPE_U64 && v < 0) ||
+            (dtype == MCT_DTYPE_I32 && (v < INT32_MIN || v > INT32_MAX)))
+            return MCT_STATUS_OVERFLOW;
+    }
+    const size_t bytes = (size_t)bins * mct_dtype_size(dtype);
+    void* out = dst_on_device ? malloc(bytes) : dst;
+    if (!out) return MCT_STATUS_OUT_OF_MEMORY;
+    for (int64_t k = 0; k < bins; ++k) {
+        int64_t iv = 0;
+        double dv = 0.0;
+        const int exact = sums_bin(t, which, k, &iv, &dv);
+        /* A bin without an exact value (mct_tally_end_batch said OVERFLOW) reads as NaN. */
+        if (exact) dv = iv == MCT_BATCH_EXACT_OVERFLOW ? NAN : (double)iv;
+        switch (dtype) {
+        case MCT_DTYPE_F64: ((double*)out)[k] = dv; break;
+        case MCT_DTYPE_F32: ((float*)out)[k] = (float)dv; break;
+        case MCT_DTYPE_I32: ((int32_t*)out)[k] = (int32_t)iv; break;
+        default: ((uint64_t*)out)[k] = (uint64_t)iv; break;
+        }
+    }
+    mct_status_t st = MCT_STATUS_SUCCESS;
+    if (dst_on_device) {
+        st = t->ops->to_device(dst, out, bytes, t->stream);
+        free(out);
+    }
+    return st;
 }
 
 /* ---- Saved state (checkpoints) -------------------------------------------------
@@ -737,6 +799,7 @@ mct_status_t mct_tally_load_state(mct_tally_t t, const void* buf, size_t bytes) 
     memcpy(t->m2, p + n, n);
     memcpy(t->isum ? (void*)t->isum : (void*)t->fsum, p + 2 * n, n);
     t->batches = h.batches;
+    t->last_batch = 0;
     t->histories = h.histories;
     t->writers = h.writers > t->writers ? h.writers : t->writers;
     t->flags_seen = h.flags_seen;

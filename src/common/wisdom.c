@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file wisdom.c  Saved plans (mct_wisdom_t): a list of (key, plan) held by a
- * handle, read from and written to JSON text with a format version. cJSON is
- * linked privately; the library exports none of its symbols. */
+ * handle, read from and written to JSON text with a format version, through
+ * the library's own strict reader (json.h). */
 #define _POSIX_C_SOURCE 200809L
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "plan.h"
 
 typedef struct {
@@ -88,77 +88,105 @@ mct_status_t mct__wisdom_store(mct_wisdom_t w, const mct__wisdom_key_t* key, mct
 
 static const char format_name[] = "mctally-wisdom";
 
-static cJSON* entry_json(const wisdom_entry_t* e) {
-    cJSON* j = cJSON_CreateObject();
+static void add_key(mct__json_out_t* o, const char* name, int first) {
+    mct__json_raw(o, first ? "\n    {\n      " : ",\n      ");
+    mct__json_string(o, name);
+    mct__json_raw(o, ": ");
+}
+
+static void add_str(mct__json_out_t* o, const char* name, const char* v, int first) {
+    add_key(o, name, first);
+    mct__json_string(o, v);
+}
+
+static void add_num(mct__json_out_t* o, const char* name, double v) {
+    add_key(o, name, 0);
+    mct__json_number(o, v);
+}
+
+static void entry_json(mct__json_out_t* o, const wisdom_entry_t* e) {
     const mct__wisdom_key_t* k = &e->key;
-    cJSON_AddStringToObject(j, "device", k->device);
-    cJSON_AddNumberToObject(j, "cc", k->cc);
-    cJSON_AddStringToObject(j, "backend", mct_backend_name(k->backend));
-    cJSON_AddStringToObject(j, "dtype", mct_dtype_name(k->dtype));
-    cJSON_AddNumberToObject(j, "bins_log2", k->bins_log2);
-    cJSON_AddNumberToObject(j, "width", k->width);
-    cJSON_AddStringToObject(j, "adds", mct_adds_name(k->adds));
-    cJSON_AddStringToObject(j, "determinism", mct_determinism_name(k->determinism));
-    cJSON_AddNumberToObject(j, "max_rel_loss", k->max_rel_loss);
-    cJSON_AddNumberToObject(j, "adds_log2", k->adds_log2);
-    cJSON_AddStringToObject(j, "pattern", mct_key_pattern_name(k->pattern));
-    cJSON_AddNumberToObject(j, "method_mask", (double)k->method_mask);
-    cJSON_AddNumberToObject(j, "fixed_frac_bits", k->fixed_frac_bits);
-    cJSON_AddStringToObject(j, "mode", mct_plan_mode_name(e->mode));
-    cJSON_AddStringToObject(j, "method", mct_method_name(e->method));
-    cJSON_AddNumberToObject(j, "seconds_per_update", e->seconds_per_update);
-    return j;
+    add_str(o, "device", k->device, 1);
+    add_num(o, "cc", k->cc);
+    add_str(o, "backend", mct_backend_name(k->backend), 0);
+    add_str(o, "dtype", mct_dtype_name(k->dtype), 0);
+    add_num(o, "bins_log2", k->bins_log2);
+    add_num(o, "width", k->width);
+    add_str(o, "adds", mct_adds_name(k->adds), 0);
+    add_str(o, "determinism", mct_determinism_name(k->determinism), 0);
+    add_num(o, "max_rel_loss", k->max_rel_loss);
+    add_num(o, "adds_log2", k->adds_log2);
+    add_str(o, "pattern", mct_key_pattern_name(k->pattern), 0);
+    add_num(o, "method_mask", (double)k->method_mask);
+    add_num(o, "fixed_frac_bits", k->fixed_frac_bits);
+    add_str(o, "mode", mct_plan_mode_name(e->mode), 0);
+    add_str(o, "method", mct_method_name(e->method), 0);
+    add_num(o, "seconds_per_update", e->seconds_per_update);
+    mct__json_raw(o, "\n    }");
 }
 
 mct_status_t mct_wisdom_export_string(mct_wisdom_t w, char** text) {
     if (!w || !text) return MCT_STATUS_NULL_POINTER;
     *text = NULL;
-    cJSON* root = cJSON_CreateObject();
-    if (!root) return MCT_STATUS_OUT_OF_MEMORY;
-    cJSON_AddStringToObject(root, "format", format_name);
-    cJSON_AddNumberToObject(root, "version", MCT__WISDOM_VERSION);
-    cJSON* list = cJSON_AddArrayToObject(root, "plans");
-    for (int64_t i = 0; list && i < w->count; ++i) cJSON_AddItemToArray(list, entry_json(&w->entries[i]));
-    *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    return *text ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    mct__json_out_t o = {0};
+    mct__json_raw(&o, "{\n  \"format\": ");
+    mct__json_string(&o, format_name);
+    mct__json_raw(&o, ",\n  \"version\": ");
+    mct__json_number(&o, MCT__WISDOM_VERSION);
+    mct__json_raw(&o, ",\n  \"plans\": [");
+    for (int64_t i = 0; i < w->count; ++i) {
+        if (i) mct__json_raw(&o, ",");
+        entry_json(&o, &w->entries[i]);
+    }
+    mct__json_raw(&o, w->count ? "\n  ]\n}" : "]\n}");
+    if (o.failed) {
+        free(o.text);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    *text = o.text;
+    return MCT_STATUS_SUCCESS;
 }
 
-void mct_wisdom_free_string(char* text) { cJSON_free(text); }
+void mct_wisdom_free_string(char* text) { free(text); }
 
-static const char* get_string(const cJSON* o, const char* name) {
-    const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+static const char* get_string(const mct__json_t* o, const char* name) {
+    const mct__json_t* v = mct__json_get(o, name);
+    return v && v->kind == MCT__JSON_STRING ? v->string : NULL;
 }
 
-/* A whole number in [lo, hi] into *out; 0 when missing or out of range. */
-static int get_int(const cJSON* o, const char* name, double lo, double hi, double* out) {
-    const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) || v->valuedouble != (double)(int64_t)v->valuedouble)
-        return 0;
-    *out = v->valuedouble;
+static int get_number(const mct__json_t* o, const char* name, double* out) {
+    const mct__json_t* v = mct__json_get(o, name);
+    if (!v || v->kind != MCT__JSON_NUMBER) return 0;
+    *out = v->number;
     return 1;
 }
 
-static int parse_entry(const cJSON* j, wisdom_entry_t* e) {
+/* A whole number in [lo, hi] into *out; 0 when missing or out of range. */
+static int get_int(const mct__json_t* o, const char* name, double lo, double hi, double* out) {
+    double v;
+    if (!get_number(o, name, &v) || !(v >= lo && v <= hi) || v != (double)(int64_t)v) return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_entry(const mct__json_t* j, wisdom_entry_t* e) {
     memset(e, 0, sizeof *e);
     mct__wisdom_key_t* k = &e->key;
     const char *device = get_string(j, "device"), *backend = get_string(j, "backend"), *dtype = get_string(j, "dtype"),
                *adds = get_string(j, "adds"), *det = get_string(j, "determinism"), *pattern = get_string(j, "pattern"),
                *mode = get_string(j, "mode"), *method = get_string(j, "method");
-    double cc, bins_log2, width, adds_log2, mask, frac;
-    const cJSON* loss = cJSON_GetObjectItemCaseSensitive(j, "max_rel_loss");
-    const cJSON* spu = cJSON_GetObjectItemCaseSensitive(j, "seconds_per_update");
+    double cc, bins_log2, width, adds_log2, mask, frac, loss, spu;
     if (!device || strlen(device) >= sizeof k->device || !backend || !dtype || !adds || !det || !pattern || !mode ||
-        !method || !cJSON_IsNumber(loss) || !(loss->valuedouble >= 0.0) || !cJSON_IsNumber(spu) ||
-        !get_int(j, "cc", 0, 10000, &cc) || !get_int(j, "bins_log2", 0, 31, &bins_log2) ||
-        !get_int(j, "width", 1, 1 << 20, &width) || !get_int(j, "adds_log2", -1, 64, &adds_log2) ||
-        !get_int(j, "method_mask", 0, 4294967295.0, &mask) || !get_int(j, "fixed_frac_bits", 0, 62, &frac))
+        !method || !get_number(j, "max_rel_loss", &loss) || !(loss >= 0.0) ||
+        !get_number(j, "seconds_per_update", &spu) || !get_int(j, "cc", 0, 10000, &cc) ||
+        !get_int(j, "bins_log2", 0, 31, &bins_log2) || !get_int(j, "width", 1, 1 << 20, &width) ||
+        !get_int(j, "adds_log2", -1, 64, &adds_log2) || !get_int(j, "method_mask", 0, 4294967295.0, &mask) ||
+        !get_int(j, "fixed_frac_bits", 0, 62, &frac))
         return 0;
     snprintf(k->device, sizeof k->device, "%s", device);
     k->cc = (int)cc, k->bins_log2 = (int)bins_log2, k->width = (int)width, k->adds_log2 = (int)adds_log2;
-    k->method_mask = (uint32_t)mask, k->fixed_frac_bits = (int)frac, k->max_rel_loss = loss->valuedouble;
-    e->seconds_per_update = spu->valuedouble;
+    k->method_mask = (uint32_t)mask, k->fixed_frac_bits = (int)frac, k->max_rel_loss = loss;
+    e->seconds_per_update = spu;
     mct_adds_t a = strcmp(adds, "arrays") == 0 ? MCT_ADDS_ARRAYS : MCT_ADDS_KERNEL;
     if (strcmp(adds, "arrays") && strcmp(adds, "kernel")) return 0;
     k->adds = a;
@@ -176,35 +204,36 @@ static mct_status_t ignored(mct_wisdom_t w, const char* why) {
 mct_status_t mct_wisdom_import_string(mct_wisdom_t w, const char* text) {
     if (!w || !text) return MCT_STATUS_NULL_POINTER;
     w->message[0] = '\0';
-    cJSON* root = cJSON_Parse(text);
+    mct__json_t* root = mct__json_parse(text);
     if (!root) return ignored(w, "not valid JSON (corrupt or truncated)");
     const char* format = get_string(root, "format");
-    const cJSON* version = cJSON_GetObjectItemCaseSensitive(root, "version");
-    const cJSON* plans = cJSON_GetObjectItemCaseSensitive(root, "plans");
+    const mct__json_t* plans = mct__json_get(root, "plans");
+    double version = -1.0;
+    const int has_version = get_number(root, "version", &version);
     mct_status_t st = MCT_STATUS_SUCCESS;
     if (!format || strcmp(format, format_name) != 0)
         st = ignored(w, "not mctally wisdom (no \"format\": \"mctally-wisdom\")");
-    else if (!cJSON_IsNumber(version) || version->valuedouble != MCT__WISDOM_VERSION) {
+    else if (!has_version || version != MCT__WISDOM_VERSION) {
         char why[128];
-        snprintf(why, sizeof why, "format version %g, this library reads version %d (stale)",
-                 cJSON_IsNumber(version) ? version->valuedouble : -1.0, MCT__WISDOM_VERSION);
+        snprintf(why, sizeof why, "format version %g, this library reads version %d (stale)", has_version ? version : -1.0,
+                 MCT__WISDOM_VERSION);
         st = ignored(w, why);
-    } else if (!cJSON_IsArray(plans)) {
+    } else if (!plans || plans->kind != MCT__JSON_ARRAY) {
         st = ignored(w, "no \"plans\" list");
     }
     /* All or nothing: every plan is checked before any is kept. */
-    const int n = st ? 0 : cJSON_GetArraySize(plans);
+    const int64_t n = st ? 0 : plans->count;
     wisdom_entry_t* parsed = n > 0 ? malloc((size_t)n * sizeof *parsed) : NULL;
     if (n > 0 && !parsed) st = MCT_STATUS_OUT_OF_MEMORY;
-    for (int i = 0; !st && i < n; ++i)
-        if (!parse_entry(cJSON_GetArrayItem(plans, i), &parsed[i])) {
+    for (int64_t i = 0; !st && i < n; ++i)
+        if (!parse_entry(&plans->items[i], &parsed[i])) {
             char why[64];
-            snprintf(why, sizeof why, "plan %d is malformed", i);
+            snprintf(why, sizeof why, "plan %lld is malformed", (long long)i);
             st = ignored(w, why);
         }
-    for (int i = 0; !st && i < n; ++i) st = store(w, &parsed[i]);
+    for (int64_t i = 0; !st && i < n; ++i) st = store(w, &parsed[i]);
     free(parsed);
-    cJSON_Delete(root);
+    mct__json_free(root);
     return st;
 }
 

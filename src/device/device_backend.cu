@@ -22,7 +22,17 @@
 
 
 
+/* MCT_DEVICE_CURRENT (a negative ordinal): the calling thread's current
+ * device, never changed by the library. */
+static int device_ordinal(int device) {
+    if (device >= 0) return device;
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess) cudaGetLastError();
+    return current;
+}
+
 static mct_status_t device_probe(int device, char* name, size_t size) {
+    device = device_ordinal(device);
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || device >= count) {
         cudaGetLastError(); /* clear the sticky "no device" error */
@@ -36,13 +46,13 @@ static mct_status_t device_probe(int device, char* name, size_t size) {
 }
 
 static mct_status_t device_mem_info(int device, size_t* free_bytes, size_t* total_bytes) {
-    mct_status_t st = MCT_CUDA_CHECK(cudaSetDevice(device));
+    mct_status_t st = device >= 0 ? MCT_CUDA_CHECK(cudaSetDevice(device)) : MCT_STATUS_SUCCESS;
     return st ? st : MCT_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
 }
 
 static mct_status_t device_alloc(int device, size_t bytes, void** out) {
     *out = NULL;
-    mct_status_t st = MCT_CUDA_CHECK(cudaSetDevice(device));
+    mct_status_t st = device >= 0 ? MCT_CUDA_CHECK(cudaSetDevice(device)) : MCT_STATUS_SUCCESS;
     if (st) return st;
     st = MCT_CUDA_CHECK(cudaMalloc(out, bytes ? bytes : 256));
     if (st) {
@@ -163,6 +173,7 @@ static int device_compute_capability(int device) {
     (void)device;
     return 0;
 #else
+    device = device_ordinal(device);
     int major = 0, minor = 0;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {

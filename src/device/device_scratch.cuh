@@ -22,7 +22,7 @@ static inline mct_status_t mct__scratch_reserve(mct__scratch_t* s, size_t bytes,
     if (s->ptr) cudaFree(s->ptr);
     s->ptr = NULL;
     s->bytes = 0;
-    mct_status_t st = MCT_CUDA_CHECK(cudaSetDevice(s->device));
+    mct_status_t st = s->device >= 0 ? MCT_CUDA_CHECK(cudaSetDevice(s->device)) : MCT_STATUS_SUCCESS;
     if (!st) st = MCT_CUDA_CHECK(cudaMalloc(&s->ptr, want));
     if (st) {
         s->ptr = NULL;

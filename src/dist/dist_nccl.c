@@ -74,7 +74,7 @@ mct_status_t mct__dist_nccl_init(void** state, MPI_Comm comm, int rank, int size
     if (!msg.ok) return MCT_STATUS_COMM_ERROR;
     nccl_state_t* s = calloc(1, sizeof *s);
     if (!s) return MCT_STATUS_OUT_OF_MEMORY;
-    if (cudaSetDevice(device) != cudaSuccess) {
+    if (device >= 0 && cudaSetDevice(device) != cudaSuccess) {
         cudaGetLastError();
         free(s);
         return MCT_STATUS_CUDA_ERROR;
@@ -90,7 +90,7 @@ mct_status_t mct__dist_nccl_init(void** state, MPI_Comm comm, int rank, int size
 mct_status_t mct__dist_nccl_reduce(void* state, mct_batch_t* b) {
     nccl_state_t* s = state;
     cudaStream_t stream = (cudaStream_t)b->stream;
-    if (cudaSetDevice(b->device) != cudaSuccess) return MCT_STATUS_CUDA_ERROR;
+    if (b->device >= 0 && cudaSetDevice(b->device) != cudaSuccess) return MCT_STATUS_CUDA_ERROR;
     const ncclDataType_t type = b->dtype == MCT_DTYPE_F32 ? ncclFloat32 : ncclFloat64;
     int ok = ncclGroupStart() == ncclSuccess;
     ok = ok && ncclAllReduce(b->device_bins, b->device_bins, (size_t)b->bins, type, ncclSum, s->comm, stream) == ncclSuccess;

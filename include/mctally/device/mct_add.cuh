@@ -254,12 +254,18 @@ __device__ __forceinline__ void mct__add_if_served(const mct_tally_view_t& view,
     if constexpr (mct_method_serves<T, M>()) mct_add<T, M>(view, bin, value);
 }
 
-/** Adds `value` into bin `bin` with the tally's own method (view.method). The
- * switch is warp-uniform, since the view is a kernel argument, so the warp
- * collectives of the chosen method see the same lanes as without it. A method
- * that cannot serve T does nothing (the host refused that tally already). */
+/** The dtype whose bins hold T (T one of the four tally types). */
 template <typename T>
-__device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bin, T value) {
+MCT_HD constexpr mct_dtype_t mct__dtype_of(void) {
+    return std::is_same<T, int32_t>::value    ? MCT_DTYPE_I32
+           : std::is_same<T, uint64_t>::value ? MCT_DTYPE_U64
+           : std::is_same<T, float>::value    ? MCT_DTYPE_F32
+                                              : MCT_DTYPE_F64;
+}
+
+/** The run-time method switch for a value already of the tally's type. */
+template <typename T>
+__device__ __forceinline__ void mct__add_typed(const mct_tally_view_t& view, int64_t bin, T value) {
     switch (view.method) {
     case MCT_METHOD_ATOMIC: mct__add_if_served<T, MCT_METHOD_ATOMIC>(view, bin, value); break;
     case MCT_METHOD_SHARED: mct__add_if_served<T, MCT_METHOD_SHARED>(view, bin, value); break;
@@ -276,6 +282,87 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
     case MCT_METHOD_SORT_REDUCE: mct__add_if_served<T, MCT_METHOD_SORT_REDUCE>(view, bin, value); break;
     default: break;
     }
+}
+
+/** An integer value for an integer bin type: kept when it fits, else the
+ * tally's OVERFLOW flag is raised and the value dropped (as the host's adds). */
+template <typename B, typename U>
+__device__ __forceinline__ bool mct__int_fits(U v) {
+    static_assert(std::is_same<B, int32_t>::value || std::is_same<B, uint64_t>::value, "an integer bin type");
+    if constexpr (std::is_unsigned<U>::value)
+        return std::is_unsigned<B>::value || (uint64_t)v <= (uint64_t)INT32_MAX;
+    else if constexpr (std::is_unsigned<B>::value) /* u64: any non-negative value of at most 64 bits */
+        return v >= 0;
+    else /* i32 */
+        return (int64_t)v >= (int64_t)INT32_MIN && (int64_t)v <= (int64_t)INT32_MAX;
+}
+
+/** A value of another type converted once to the tally's (view.dtype): float
+ * tallies by C conversion (rounded to nearest); integer tallies from an
+ * integer exactly when it fits, from a floating value by the host's rule
+ * (mct_arith.h: rounded to nearest, ties to even; non-finite or out of range
+ * raises NONFINITE or OVERFLOW and drops it). Inlined like the rest, so a
+ * kernel that adds another type carries the method switch once per tally
+ * type; one that adds the tally's own type never reaches it. */
+template <typename U>
+__device__ __forceinline__ void mct__add_converted(const mct_tally_view_t& view, int64_t bin, U value) {
+    switch (view.dtype) {
+    case MCT_DTYPE_F64: mct__add_typed<double>(view, bin, (double)value); break;
+    case MCT_DTYPE_F32: mct__add_typed<float>(view, bin, (float)value); break;
+    case MCT_DTYPE_I32:
+    case MCT_DTYPE_U64: {
+        unsigned bad = 0;
+        if (view.dtype == MCT_DTYPE_I32) {
+            int32_t v = 0;
+            if constexpr (std::is_integral<U>::value) {
+                if (mct__int_fits<int32_t>(value)) v = (int32_t)value;
+                else bad = MCT_TALLY_FLAG_OVERFLOW;
+            } else {
+                bad = mct_arith_i32_from_f64((double)value, &v);
+            }
+            if (!bad) mct__add_typed<int32_t>(view, bin, v);
+        } else {
+            uint64_t v = 0;
+            if constexpr (std::is_integral<U>::value) {
+                if (mct__int_fits<uint64_t>(value)) v = (uint64_t)value;
+                else bad = MCT_TALLY_FLAG_OVERFLOW;
+            } else {
+                bad = mct_arith_u64_from_f64((double)value, &v);
+            }
+            if (!bad) mct__add_typed<uint64_t>(view, bin, v);
+        }
+        if (bad) {
+            /* Dropped like an add to a bin out of range: flagged, not written. */
+            if (mct__bin_in_range(bin, view.nbins)) mct_tally_raise(view.flags, bad);
+            else mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+/** Adds `value` into bin `bin` with the tally's own method (view.method). The
+ * switch is warp-uniform, since the view is a kernel argument, so the warp
+ * collectives of the chosen method see the same lanes as without it.
+ *
+ * `value` may be of any arithmetic type (bool excepted): a value of the
+ * tally's own type (double for f64, float for f32 and kahan, int32_t, uint64_t)
+ * goes straight to the method; any other is converted once to the tally's
+ * type (mct__add_converted). A `fixed` tally takes float or double as they
+ * are (it converts to fixed point from double itself). The check is one
+ * warp-uniform comparison of the view's fields. */
+template <typename U>
+__device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bin, U value) {
+    static_assert(std::is_arithmetic<U>::value && !std::is_same<U, bool>::value,
+                  "mct_add takes an arithmetic value");
+    if constexpr (mct_is_tally_type<U>()) {
+        if (view.dtype == mct__dtype_of<U>() || (view.method == MCT_METHOD_FIXED && std::is_floating_point<U>::value)) {
+            mct__add_typed<U>(view, bin, value);
+            return;
+        }
+    }
+    mct__add_converted<U>(view, bin, value);
 }
 
 #endif /* MCT_ADD_CUH */
