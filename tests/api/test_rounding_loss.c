@@ -177,6 +177,70 @@ static void check_every_method(mct_backend_t backend) {
     printf("ok: every float method on %s\n", mct_backend_name(backend));
 }
 
+/* The emulated block_reduce f64 tally of 8 bins with grouped adds of width 2
+ * (no rounding to speak of: its loss is 0 to within 1e-15), over `trials`
+ * independent data sets of 2^14 adds: returns the estimate of the last one in
+ * `last`, the z scores total_loss / total_loss_err in z[], and how many were
+ * flagged (mct_rounding_loss_exceeds at 1 %). */
+static int emulated_block_reduce_trials(int trials, uint64_t seed, double* z, mct_rounding_loss_t* last) {
+    const int64_t bins = 8, n = INT64_C(1) << 14, width = 2, groups = n / width;
+    uint32_t keys[(1 << 14) / 2];
+    double values[1 << 14];
+    int flagged = 0;
+    for (int r = 0; r < trials; ++r) {
+        rng_state = seed + 0x9E3779B97F4A7C15ull * (uint64_t)(r + 1);
+        mct_tally_t t = make_tally(MCT_BACKEND_EMULATED, MCT_METHOD_BLOCK_REDUCE, MCT_DTYPE_F64, bins);
+        ASSERT_EQ_I64(mct_tally_enable_rounding_loss(t, 2), MCT_STATUS_SUCCESS);
+        for (int64_t i = 0; i < groups; ++i) keys[i] = (uint32_t)(uniform01() * (double)(bins / width));
+        for (int64_t i = 0; i < n; ++i) values[i] = exponential();
+        ASSERT_EQ_I64(mct_tally_add_device_grouped(t, keys, values, groups, (int)width, groups), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(mct_tally_end_batch(t, n), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(mct_tally_rounding_loss(t, last), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(last->bins_estimated, bins);
+        z[r] = last->total_loss / last->total_loss_err;
+        flagged += mct_rounding_loss_exceeds(last, 0.01);
+        mct_tally_destroy(t);
+    }
+    return flagged;
+}
+
+/* The emulated backend's sampling is reproducible: the same adds give the same
+ * sampled subset, so a query that passes passes on every run, whatever the
+ * host's load (a sampling key drawn from the host's time made every run a fresh
+ * draw, each with the estimate's designed false-alarm chance, and the test
+ * above, some 40 queries on this backend, failed in a few runs in a hundred).
+ * Two runs of one data set must agree to the shadow's own f64 rounding (its
+ * atomics' order may vary), far below the estimate's uncertainty, which a
+ * fresh draw moves by about one.
+ * Across data sets the draws must still behave as the estimate assumes: the
+ * z scores of a tally that loses nothing have mean 0 and standard deviation 1
+ * (checked at 5 standard errors: mean +- 5 / sqrt(T), sd within 5 sqrt(1 / (2 T))
+ * of 1), and the flagged ones, at most 1e-3 of them by design, are at most 4 of
+ * T = 200 (Poisson of mean 0.2: more fails with probability 6e-6). */
+static void check_emulated_sampling(void) {
+    enum { T = 200 };
+    static double z[T];
+    double z1;
+    mct_rounding_loss_t a, b;
+    emulated_block_reduce_trials(1, 42u, &z1, &a);
+    emulated_block_reduce_trials(1, 42u, &z1, &b);
+    if (!(fabs(a.total_loss - b.total_loss) <= 1e-9 * a.total_loss_err) || a.worst_bin != b.worst_bin ||
+        !(fabs(a.worst_samples - b.worst_samples) <= 1e-9 * a.worst_samples))
+        TEST_FAIL("emulated block_reduce f64 width 2 differs between two runs of the same adds: loss %.6g vs %.6g "
+                  "(+- %.2g), worst bin %lld vs %lld",
+                  a.total_loss, b.total_loss, a.total_loss_err, (long long)a.worst_bin, (long long)b.worst_bin);
+    const int flagged = emulated_block_reduce_trials(T, 7u, z, &a);
+    double mean = 0.0, m2 = 0.0;
+    for (int r = 0; r < T; ++r) mean += z[r] / T;
+    for (int r = 0; r < T; ++r) m2 += (z[r] - mean) * (z[r] - mean);
+    const double sd = sqrt(m2 / (T - 1));
+    printf("emulated block_reduce f64 width 2, %d data sets: z mean %.3f, sd %.3f, flagged %d\n", T, mean, sd, flagged);
+    ASSERT_LE_F64(fabs(mean), 5.0 / sqrt((double)T));
+    ASSERT_LE_F64(fabs(sd - 1.0), 5.0 * sqrt(1.0 / (2.0 * T)));
+    ASSERT_TRUE(flagged <= 4);
+    puts("ok: emulated sampling reproducible, z scores standard normal");
+}
+
 /* The model against sequential sums in the tally's precision of R runs of n
  * simulated addends: the mean exact loss, with the standard error of that mean
  * and a model allowance of 1 % of the loss (the mean-field model leaves out the
@@ -237,6 +301,7 @@ int main(int argc, char** argv) {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
     check_bad_input();
     check_predict_others();
+    check_emulated_sampling();
     check_predict(INT64_C(1) << 24, 1.0, 8);
     check_predict(INT64_C(1) << 25, 1.0, 4);
     check_predict(INT64_C(1) << 25, 0.5, 4);
