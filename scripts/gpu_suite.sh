@@ -147,6 +147,59 @@ step phantom_fp32 phantom_check fp32 examples/phantom_test2.ini --histories 1e7 
 step phantom_kas phantom_check kas examples/phantom_test2.ini --histories 1e7 --method kahan --dtype f32
 step phantom_photon phantom_check photon examples/phantom_photon.ini --histories 1e7
 fi
+# The phantom's dose physics at large counts (not in the default stages): the four EGSnrc reference
+# beams (examples/phantom_egsnrc_*.ini, data/reference/egsnrc) at MCT_PHYSICS_HISTORIES (1e7) each,
+# every depth within 2 %/1 mm and R50/Rp within 1 % (check_phantom_result.py); R50 of the 10 MeV beam
+# at step fractions 0.01 .. 0.08 (4e5 histories each: R50 to under 0.1 %) within 3 standard errors of
+# the difference; electrons of 4 .. 25 MeV (R50, Rp, R80 growing, within bounds of the CSDA range);
+# photons of 0.5 .. 15 MeV (energy balance, attenuation); then the speed, bench phantom's Table II
+# (histories/s of the FP64 engine at 100^3, the tally overhead). Results: phantom_physics_*.log,
+# bench_phantom_physics.json and .md.
+if stage phantom_physics; then
+PH_N=${MCT_PHYSICS_HISTORIES:-1e7}
+physics_run() { # NAME INI ARGS...: a cuda run into /tmp/mct-physics-NAME
+  local name=$1 ini=$2; shift 2
+  "$MCT" run "$ini" --backend cuda --out "/tmp/mct-physics-$name" "$@"
+}
+physics_check() { # NAME INI ARGS...: a cuda run, its result checked and kept
+  physics_run "$@" && python3 tests/sim/check_phantom_result.py "/tmp/mct-physics-$1/result.json" &&
+    cp "/tmp/mct-physics-$1/result.json" "$OUT/phantom_physics_$1.result.log"
+}
+for b in e10 e20 g1.25 g6; do
+  step "phantom_physics_$b" physics_check "$b" "examples/phantom_egsnrc_$b.ini" --histories "$PH_N" --batches 20
+done
+physics_steps() {
+  local files=""
+  for f in 0.01 0.02 0.04 0.08; do
+    sed "s/^particle = electron/particle = electron\nstep_fraction = $f/" examples/phantom_egsnrc_e10.ini >"/tmp/mct-physics-step-$f.ini"
+    physics_run "step_$f" "/tmp/mct-physics-step-$f.ini" --histories 4e5 --batches 20 || return 1
+    files="$files /tmp/mct-physics-step_$f/result.json"
+  done
+  python3 tests/sim/check_phantom_physics.py steps $files
+}
+step phantom_physics_steps physics_steps
+physics_energies() {
+  local files=""
+  for e in 4 6 10 15 20 25; do
+    sed "s/^energy_MeV = 20/energy_MeV = $e/" examples/phantom_egsnrc_e20.ini >"/tmp/mct-physics-e$e.ini"
+    physics_run "e$e" "/tmp/mct-physics-e$e.ini" --histories 1e6 --batches 20 || return 1
+    files="$files /tmp/mct-physics-e$e/result.json"
+  done
+  python3 tests/sim/check_phantom_physics.py energies $files
+}
+step phantom_physics_energies physics_energies
+physics_photons() {
+  for e in 0.5 2 15; do
+    sed "s/^energy_MeV = 6/energy_MeV = $e/" examples/phantom_egsnrc_g6.ini >"/tmp/mct-physics-g$e.ini"
+    physics_check "g$e" "/tmp/mct-physics-g$e.ini" --histories "$PH_N" --batches 20 || return 1
+  done
+}
+step phantom_physics_photons physics_photons
+step bench_phantom_physics env MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --methods atomic,block_reduce \
+  --out "$OUT/bench_phantom_physics.json"
+[ -f "$OUT/bench_phantom_physics.json" ] &&
+  python3 bench/phantom/table.py "$OUT/bench_phantom_physics.json" >"$OUT/bench_phantom_physics.md"
+fi
 # The PET problem (sim/pet) on the GPU: memcheck of its kernels, the same LOR file on cpu, emulated and
 # cuda, and the acceptances at large counts (Table 8.2's rings 70 and 99 within half its last digit and
 # 4 binomial errors; ring 0 and a point on the axis against the analytic value; the CI tests do the same

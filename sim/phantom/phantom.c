@@ -71,7 +71,7 @@ static int params_valid(const mct_phantom_params_t* p) {
     return !mct_sim_params_check(&mct_phantom_param_table, p, NULL) && p->energy_MeV > p->electron_cutoff_MeV &&
            p->energy_MeV > p->photon_cutoff_MeV && p->histories >= p->batches &&
            (p->particle == MCT_PHANTOM_ELECTRON || p->particle == MCT_PHANTOM_PHOTON) &&
-           (p->mcs == MCT_PHANTOM_MCS_TRANSPORT || p->mcs == MCT_PHANTOM_MCS_HIGHLAND) &&
+           p->mcs == MCT_PHANTOM_MCS_TRANSPORT &&
            (unsigned)p->transport <= (unsigned)MCT_PHANTOM_TRANSPORT_F32;
 }
 
@@ -309,7 +309,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
         out->mu_per_cm = mct_phantom_xcom_mu(p->energy_MeV, 0);
         out->uncollided_expected = exp(-out->mu_per_cm * p->size_cm);
     }
-    out->delta_threshold_MeV = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV;
+    out->delta_threshold_MeV = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : MCT_PHANTOM_DELTA_DEFAULT_MEV;
     out->brems_threshold_MeV = p->brems_threshold_MeV > 0.0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV;
     out->primary_path_mean_cm = p->particle == MCT_PHANTOM_ELECTRON ? c.path_sum / (double)p->histories : 0.0;
     out->primary_path_max_cm = c.path_max;

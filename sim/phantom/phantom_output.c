@@ -76,11 +76,6 @@ mct_status_t mct_phantom_depth_dose(const mct_phantom_params_t* p, const mct_pha
     return MCT_STATUS_SUCCESS;
 }
 
-void mct_phantom_reference_ranges(double energy_MeV, double* r50_cm, double* rp_cm) {
-    *r50_cm = energy_MeV / 2.33;
-    *rp_cm = (-1.98 + sqrt(1.98 * 1.98 + 4.0 * 0.0025 * (energy_MeV - 0.22))) / (2.0 * 0.0025);
-}
-
 mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_ranges_t* out) {
     if (!dd || !out) return MCT_STATUS_NULL_POINTER;
     const int n = dd->n;
@@ -97,9 +92,13 @@ mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_
         }
     /* The fall-off must be resolved: a few slabs between the maximum and R50. */
     if (i50 < 0 || i50 - imax < 3) return MCT_STATUS_INVALID_STATE;
+    int i80 = imax + 1;
+    while (dd->mev[i80] >= 0.8 * dmax) ++i80; /* stops at i50 at the latest */
     const double dz = dd->depth_cm[1] - dd->depth_cm[0];
     const double r0 = dd->mev[i50 - 1] / dmax, r1 = dd->mev[i50] / dmax;
     const double r50 = dd->depth_cm[i50 - 1] + dz * (r0 - 0.5) / (r0 - r1);
+    const double q0 = dd->mev[i80 - 1] / dmax, q1 = dd->mev[i80] / dmax;
+    const double r80 = dd->depth_cm[i80 - 1] + dz * (q0 - 0.8) / (q0 - q1);
 
     /* Slope of the fall-off: least squares over the slabs between 20 % and 80 %
      * beyond the maximum (at least the two around R50). */
@@ -143,8 +142,16 @@ mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_
     /* Errors: the dose error at R50 over the slope; Rp adds the slope's error. */
     const double e0 = dd->err[i50 - 1] / dmax, e1 = dd->err[i50] / dmax, emax = dd->err[imax] / dmax;
     const double erel = sqrt(0.25 * (e0 * e0 + e1 * e1) + 0.25 * emax * emax);
+    const double f0 = dd->err[i80 - 1] / dmax, f1 = dd->err[i80] / dmax;
     out->r50_cm = r50;
     out->r50_err_cm = erel / fabs(slope);
+    out->r80_cm = r80;
+    out->r80_err_cm = sqrt(0.25 * (f0 * f0 + f1 * f1) + 0.64 * emax * emax) / fabs(slope);
+    out->dmax_mev = dmax;
+    out->dmax_err_mev = dd->err[imax];
+    const double s0 = dd->mev[0] / dmax, es = dd->err[0] / dd->mev[0];
+    out->surface_ratio = s0;
+    out->surface_ratio_err = imax == 0 ? 0.0 : s0 * sqrt(es * es + emax * emax);
     out->rp_cm = rp;
     out->rp_err_cm = sqrt(out->r50_err_cm * out->r50_err_cm +
                           pow((0.5 - bg) / (slope * slope) * slope_err, 2.0));

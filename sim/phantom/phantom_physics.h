@@ -53,12 +53,6 @@ extern "C" {
 #define MCT_PH_COLD static inline
 #endif
 
-/** Multiple-scattering models. */
-enum {
-    MCT_PH_MCS_TRANSPORT = 0, /**< Gaussian-like angle whose mean cosine is exp(-s/lambda1) (default) */
-    MCT_PH_MCS_HIGHLAND = 1   /**< Highland's width of the projected angle */
-};
-
 /** Particle kinds. */
 enum { MCT_PH_PHOTON = 0, MCT_PH_ELECTRON = 1, MCT_PH_POSITRON = 2 };
 /** What a history's next step is (MCT_PH(track_next)): an electron's or
@@ -81,7 +75,12 @@ enum {
     MCT_PH_T_SIG_MOLLER,    /**< electron: Moller collisions with energy transfer > delta threshold, 1/cm */
     MCT_PH_T_SIG_MAJ,       /**< electron: a majorant of the sum of both for all energies <= T, 1/cm */
     MCT_PH_T_INV_LAMBDA1,   /**< electron: inverse first transport mean free path (screened Rutherford), 1/cm */
+    MCT_PH_T_INV_LAMBDA2,   /**< electron: inverse second transport mean free path (screened Rutherford), 1/cm */
     MCT_PH_T_E_OF_R,        /**< range grid: kinetic energy with this residual range, MeV */
+    MCT_PH_T_MW_LN_A,       /**< logit grid: ln A of the Wentzel law whose mean of u = (1 - cos)/2 is m, at logit ln(m/(1/2 - m)) */
+    MCT_PH_T_MW_RATIO,      /**< logit grid: <u^2>/<u> of that Wentzel law */
+    MCT_PH_T_MW_INV_LN_A,   /**< ratio grid: ln A of the Wentzel law whose <u^2>/<u> is 1/t, at t */
+    MCT_PH_T_MW_INV_LN_M,   /**< ratio grid: ln <u> of that Wentzel law */
     MCT_PH_T_COUNT
 };
 

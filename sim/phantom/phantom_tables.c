@@ -43,6 +43,8 @@ double mct_phantom_srd126_mu(double e) {
 }
 double mct_phantom_estar_csda_cm(double t) { return estar(ESTAR_CSDA, t); }
 
+static double* table(sim_phantom_tables_t* t, int k) { return t->f64 + (size_t)k * t->n; }
+
 /* ---- Class II electron quantities ---------------------------------------- */
 
 typedef struct {
@@ -51,7 +53,7 @@ typedef struct {
 
 static thresholds_t thresholds_of(const mct_phantom_params_t* p) {
     thresholds_t th;
-    th.dcut = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : p->electron_cutoff_MeV;
+    th.dcut = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : MCT_PHANTOM_DELTA_DEFAULT_MEV;
     th.kcut = p->brems_threshold_MeV > 0.0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV;
     return th;
 }
@@ -72,10 +74,29 @@ static void moller(double t, double dcut, double* sigma, double* loss) {
                  (1.0 - r2) * log(2.0 * (1.0 - xc)));
 }
 
-/* The integral of the bremsstrahlung shape g(k/E) = 4/3 - 4/3 k/E + (k/E)^2
+/* Simpson's rule with this many intervals (even) for the integrals of the
+ * bremsstrahlung shape: it is smooth in k and in ln k, so 512 intervals give
+ * its integrals to better than 1e-6. */
+#define BREMS_INTERVALS 512
+
+/* The integral of the bremsstrahlung shape g(k/E) (mct_ph_brems_shape_f64)
  * over k in [0, x], E the total energy. */
 static double brems_g_integral(double x, double etot) {
-    return 4.0 / 3.0 * x - 2.0 / 3.0 * x * x / etot + x * x * x / (3.0 * etot * etot);
+    const double h = x / BREMS_INTERVALS;
+    double s = 0.0;
+    for (int i = 0; i <= BREMS_INTERVALS; ++i)
+        s += (i == 0 || i == BREMS_INTERVALS ? 1.0 : (i % 2 ? 4.0 : 2.0)) * mct_ph_brems_shape_f64(i * h / etot, etot);
+    return s * h / 3.0;
+}
+
+/* The integral of g(k/E)/k over k in [lo, hi], in ln k. */
+static double brems_g_over_k_integral(double lo, double hi, double etot) {
+    const double l0 = log(lo), h = (log(hi) - l0) / BREMS_INTERVALS;
+    double s = 0.0;
+    for (int i = 0; i <= BREMS_INTERVALS; ++i)
+        s += (i == 0 || i == BREMS_INTERVALS ? 1.0 : (i % 2 ? 4.0 : 2.0)) *
+             mct_ph_brems_shape_f64(exp(l0 + i * h) / etot, etot);
+    return s * h / 3.0;
 }
 
 /* Bremsstrahlung at kinetic energy t with ESTAR's radiative stopping power
@@ -88,7 +109,7 @@ static void brems(double t, double srad, double kcut, double* sigma, double* sof
         return;
     }
     const double etot = t + PH_MEC2, norm = srad / brems_g_integral(t, etot);
-    *sigma = norm * (4.0 / 3.0 * log(t / kcut) - 4.0 / 3.0 * (t - kcut) / etot + (t * t - kcut * kcut) / (2.0 * etot * etot));
+    *sigma = norm * brems_g_over_k_integral(kcut, t, etot);
     *soft = norm * brems_g_integral(kcut, etot);
 }
 
@@ -112,6 +133,82 @@ static double inv_lambda1(double t) {
     return molecules_per_g * sum; /* x 1 g/cm3 */
 }
 
+/* Inverse second transport mean free path (1/cm), same cross sections:
+ * sigma2 = integral of (1 - P2(cos)) dsigma
+ *        = 6 pi Z(Z+1) re^2 (mc^2/(beta c p))^2 [(1 + 2 eta) ln(1 + 1/eta) - 2]. */
+static double inv_lambda2(double t) {
+    const double alpha = 7.2973525693e-3, molecules_per_g = 6.02214076e23 / 18.01528;
+    const double pc2 = t * (t + 2.0 * PH_MEC2), bcp = pc2 / (t + PH_MEC2), beta2 = pc2 / ((t + PH_MEC2) * (t + PH_MEC2));
+    const double z[2] = {1.0, 8.0}, atoms[2] = {2.0, 1.0};
+    double sum = 0.0;
+    for (int i = 0; i < 2; ++i) {
+        const double a = alpha * cbrt(z[i]) * PH_MEC2 / (0.885 * sqrt(pc2));
+        const double eta = 0.25 * a * a * (1.13 + 3.76 * alpha * alpha * z[i] * z[i] / beta2);
+        const double sigma2 = 6.0 * MCT_PHANTOM_PI * z[i] * (z[i] + 1.0) * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM *
+                              (PH_MEC2 / bcp) * (PH_MEC2 / bcp) * ((1.0 + 2.0 * eta) * log1p(1.0 / eta) - 2.0);
+        sum += atoms[i] * sigma2;
+    }
+    return molecules_per_g * sum;
+}
+
+/* ---- The Wentzel law of the multiple-scattering sampler ------------------ *
+ * W_A(u) = A (1 + A) / (u + A)^2 on u = (1 - cos)/2 in [0, 1]. Its moments
+ * <u^k> = (1 + y) sum_j (j + 1) (-y)^j / (j + k + 1), y = 1/A, for A > 5
+ * (the closed forms cancel there); below, in closed form with L = ln(1 + 1/A):
+ * <u> = A (1 + A) L - A, <u^2> = A (1 + A) (1 - 2 A L + A/(1 + A)). */
+static void wentzel_moments(double a, double* m1, double* m2) {
+    if (a > 5.0) {
+        const double y = 1.0 / a;
+        double s1 = 0.0, s2 = 0.0, p = 1.0;
+        for (int j = 0; j < 60; ++j, p *= -y) {
+            s1 += (j + 1) * p / (j + 2);
+            s2 += (j + 1) * p / (j + 3);
+        }
+        *m1 = (1.0 + y) * s1;
+        *m2 = (1.0 + y) * s2;
+        return;
+    }
+    const double l = log1p(1.0 / a);
+    *m1 = a * (1.0 + a) * l - a;
+    *m2 = a * (1.0 + a) * (1.0 - 2.0 * a * l + a / (1.0 + a));
+}
+
+/* ln A of the Wentzel law whose <u> (which = 0) or <u^2>/<u> (which = 1) is
+ * `target`: both grow with A; bisection in ln A over [-120, 60]. */
+static double wentzel_ln_a(int which, double target) {
+    double lo = -120.0, hi = 60.0;
+    for (int it = 0; it < 200 && hi - lo > 1e-13; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        double m1, m2;
+        wentzel_moments(exp(mid), &m1, &m2);
+        const double v = which ? m2 / m1 : m1;
+        if (v < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* The sampler's tables (see MCT_PH(mcs_one_minus_cos)): on the logit grid,
+ * ln A and <u^2>/<u> of the Wentzel law with <u> = m; on the grid of t =
+ * <u>/<u^2>, ln A and ln <u> of the law with that ratio. */
+static void build_wentzel(sim_phantom_tables_t* t) {
+    for (int i = 0; i < t->n; ++i) {
+        const double v = t->q_ln0 + i / t->q_inv, m = 0.5 / (1.0 + exp(-v));
+        const double la = wentzel_ln_a(0, m);
+        double m1, m2;
+        wentzel_moments(exp(la), &m1, &m2);
+        table(t, MCT_PH_T_MW_LN_A)[i] = la;
+        table(t, MCT_PH_T_MW_RATIO)[i] = m2 / m1;
+        const double k = t->k_lo + i / t->k_inv;
+        const double lb = wentzel_ln_a(1, 1.0 / k);
+        wentzel_moments(exp(lb), &m1, &m2);
+        table(t, MCT_PH_T_MW_INV_LN_A)[i] = lb;
+        table(t, MCT_PH_T_MW_INV_LN_M)[i] = log(m1);
+    }
+}
+
 /* The continuous stopping power (MeV/cm): collision minus hard Moller
  * collisions, plus soft bremsstrahlung. */
 static double s_cont(double t, thresholds_t th) {
@@ -123,7 +220,6 @@ static double s_cont(double t, thresholds_t th) {
 
 /* ---- Building ------------------------------------------------------------ */
 
-static double* table(sim_phantom_tables_t* t, int k) { return t->f64 + (size_t)k * t->n; }
 
 static void build_photon(sim_phantom_tables_t* t) {
     for (int i = 0; i < t->n; ++i) {
@@ -152,6 +248,7 @@ static void build_electron(sim_phantom_tables_t* t, thresholds_t th) {
         table(t, MCT_PH_T_SIG_MOLLER)[i] = sm;
         table(t, MCT_PH_T_SIG_BREM)[i] = sb;
         table(t, MCT_PH_T_INV_LAMBDA1)[i] = inv_lambda1(e);
+        table(t, MCT_PH_T_INV_LAMBDA2)[i] = inv_lambda2(e);
         const double f = e / s_cont(e, th);
         if (i == 0) {
             range[i] = estar(ESTAR_CSDA, e);
@@ -207,6 +304,11 @@ mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, sim_phantom
     build_photon(t);
     build_electron(t, thresholds_of(p));
     build_inverse_range(t);
+    t->q_ln0 = log(1e-12 / (0.5 - 1e-12));
+    t->q_inv = (n - 1) / (12.0 - t->q_ln0);
+    t->k_lo = 1.5;
+    t->k_inv = (n - 1) / (MCT_PHANTOM_MW_K_MAX - 1.5);
+    build_wentzel(t);
     for (size_t k = 0; k < (size_t)MCT_PH_T_COUNT * n; ++k) t->f32[k] = (float)t->f64[k];
     return MCT_STATUS_SUCCESS;
 }
@@ -220,21 +322,22 @@ void sim_phantom_tables_free(sim_phantom_tables_t* t) {
 }
 
 mct_ph_tables_t_f64 sim_phantom_tables_view_f64(const sim_phantom_tables_t* t, const double* data) {
-    mct_ph_tables_t_f64 v = {data, t->n, t->p_ln0, t->p_inv, t->e_ln0, t->e_inv, t->r_ln0, t->r_inv};
+    mct_ph_tables_t_f64 v = {data,     t->n,     t->p_ln0, t->p_inv, t->e_ln0, t->e_inv,
+                             t->r_ln0, t->r_inv, t->q_ln0, t->q_inv, t->k_lo,  t->k_inv};
     return v;
 }
 
 mct_ph_tables_t_f32 sim_phantom_tables_view_f32(const sim_phantom_tables_t* t, const float* data) {
     mct_ph_tables_t_f32 v = {data,          t->n,          (float)t->p_ln0, (float)t->p_inv,
-                             (float)t->e_ln0, (float)t->e_inv, (float)t->r_ln0, (float)t->r_inv};
+                             (float)t->e_ln0, (float)t->e_inv, (float)t->r_ln0, (float)t->r_inv,
+                             (float)t->q_ln0, (float)t->q_inv, (float)t->k_lo,  (float)t->k_inv};
     return v;
 }
 
 #define PHANTOM_GEOM_ARGS(p, th)                                                                                  \
     (p)->size_cm, (p)->voxels, (p)->energy_MeV,                                                                   \
         (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON, (p)->electron_cutoff_MeV,          \
-        (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction,                                       \
-        (p)->mcs == MCT_PHANTOM_MCS_HIGHLAND ? MCT_PH_MCS_HIGHLAND : MCT_PH_MCS_TRANSPORT, (p)->seed
+        (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction, (p)->seed
 
 mct_ph_geom_t_f64 sim_phantom_geom_f64(const mct_phantom_params_t* p) {
     const thresholds_t th = thresholds_of(p);

@@ -15,9 +15,13 @@ extern "C" {
  * where linear interpolation of these smooth curves is good to about 1e-4. */
 #define MCT_PHANTOM_TABLE_POINTS 1024
 
+/** The top of the multiple-scattering sampler's grid in <u>/<u^2>: Wentzel
+ * laws down to A = e^-41 (screening far below any electron's in water). */
+#define MCT_PHANTOM_MW_K_MAX 41.5
+
 typedef struct {
     int n;
-    double p_ln0, p_inv, e_ln0, e_inv, r_ln0, r_inv;
+    double p_ln0, p_inv, e_ln0, e_inv, r_ln0, r_inv, q_ln0, q_inv, k_lo, k_inv;
     double* f64; /**< MCT_PH_T_COUNT tables of n points */
     float* f32;  /**< the same, rounded to float */
 } sim_phantom_tables_t;

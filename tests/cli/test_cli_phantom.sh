@@ -30,6 +30,22 @@ for m in "atomic f32" "kahan f32"; do
         >/dev/null 2>&1 && grep -q '"transport":[[:space:]]*"f32"' "$work/$1/result.json" || fail "$m engine"
 done
 
+# A beam with an EGSnrc reference: the summary and result.json compare with it.
+ref_ini="$(dirname "$EXAMPLE")/phantom_egsnrc_e10.ini"
+if "$MCT" run "$ref_ini" --backend cpu --histories 2000 --batches 4 --out "$work/egs" >"$work/egs_stdout" 2>&1; then
+    grep -q "against EGSnrc (egs_e10): [0-9]* of [0-9]* depths within 2 %/1 mm" "$work/egs_stdout" ||
+        fail "EGSnrc beam: no comparison in the summary: $(cat "$work/egs_stdout")"
+    for key in '"egsnrc"' '"reference":[[:space:]]*"egs_e10"' '"passed"' '"r80_cm"' '"surface_dose_ratio"' \
+               '"dmax_mev_per_history"'; do
+        grep -q "$key" "$work/egs/result.json" || fail "EGSnrc beam: result.json lacks $key"
+    done
+    # The 20 MeV example on 4 mm slabs is compared on the slabs both grids share.
+    grep -q '"reference":[[:space:]]*"egs_e20"' "$out/result.json" || fail "20 MeV on 4 mm slabs: not compared"
+    echo "ok: $(grep EGSnrc "$work/egs_stdout")"
+else
+    fail "EGSnrc beam run failed: $(cat "$work/egs_stdout")"
+fi
+
 cat >"$work/bad_particle.ini" <<'INI'
 [problem]
 type = phantom
@@ -42,6 +58,12 @@ type = phantom
 [phantom]
 colour = blue
 INI
+cat >"$work/highland.ini" <<'INI'
+[problem]
+type = phantom
+[phantom]
+mcs = highland
+INI
 cat >"$work/low_energy.ini" <<'INI'
 [problem]
 type = phantom
@@ -53,6 +75,7 @@ expect_error integer_dtype "float tally" run "$EXAMPLE" --backend cpu --dtype u6
 expect_error shared_too_big "shared memory" run "$EXAMPLE" --backend emulated --method shared --histories 10
 expect_error bad_particle "electron or photon" run "$work/bad_particle.ini"
 expect_error bad_key "unknown key" run "$work/bad_key.ini"
+expect_error highland "highland was removed" run "$work/highland.ini"
 expect_error low_energy "out of range" run "$work/low_energy.ini" --backend cpu
 expect_error sort_reduce_too_big "more batches" run "$EXAMPLE" --backend cpu --method sort_reduce --histories 1e7 --batches 1
 [ "$failures" -eq 0 ] && echo "all ok" || { echo "$failures failure(s)"; exit 1; }

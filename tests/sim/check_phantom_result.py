@@ -8,11 +8,10 @@ usage: check_phantom_result.py RESULT.json
   itself may lose energy to rounding (Liu 2018's FP32 loss, what the kahan
   tally fixes): there the balance is checked on the energy handed to the tally
   (scored_MeV), and the tally's own loss against it is reported;
-- electron beams with a resolved fall-off: R50 within 5 % of E/2.33 and Rp
-  within 5 % of the ICRU 35 relation, each plus 3 standard errors (the
-  relations, ICRU Report 35 and AAPM TG-25, were fitted to real, slightly
-  spread broad beams: mct_phantom_reference_ranges); the longest
-  primary path within the engine's restricted range bound is checked in CI;
+- beams with an EGSnrc reference (data/reference/egsnrc; result.json's
+  depth_dose.egsnrc): every depth with >= 5 % of the maximum within 2 %/1 mm
+  plus 3 standard errors of the difference, and (electrons) R50 and Rp within
+  1 % plus 3 standard errors of the difference (mct_phantom_comparison_t);
 - photon beams: uncollided fraction within 4 binomial standard errors of
   exp(-mu L) with XCOM's mu (without coherent)."""
 import json
@@ -30,12 +29,20 @@ if r["dtype"] == "f32":
 print("balance %.2e (tolerance %.0e)" % (bal, tol))
 ok = bal <= tol
 dd = p["depth_dose"]
-if p["particle"] == "electron" and "r50_cm" in dd:
-    for key, ref in (("r50", dd["reference_r50_cm"]), ("rp", dd["reference_rp_cm"])):
-        v, e = dd[key + "_cm"], dd[key + "_err_cm"]
-        good = abs(v - ref) <= 0.05 * ref + 3 * e
-        print("%s %.3f +- %.3f cm, reference %.3f: %s" % (key.upper(), v, e, ref, "ok" if good else "FAIL"))
-        ok &= good
+eg = dd.get("egsnrc")
+if eg:
+    good = eg["passed"] == eg["points"]
+    print("EGSnrc %s: %d of %d depths within 2 %%/1 mm (+%g sigma), worst %.2f %% at %.2f cm: %s"
+          % (eg["reference"], eg["passed"], eg["points"], eg["k"], 100 * eg["worst_dose_difference"],
+             eg["worst_depth_cm"], "ok" if good else "FAIL"))
+    ok &= good
+    for key in ("r50", "rp"):
+        if key in eg:
+            c = eg[key]
+            good = abs(c["rel_diff"]) <= 0.01 + 3 * c["rel_err"]
+            print("%s %.3f cm, EGSnrc %.3f cm: %+.2f %% (+- %.2f %%): %s" % (key.upper(), c["run_cm"], c["egsnrc_cm"],
+                  100 * c["rel_diff"], 100 * c["rel_err"], "ok" if good else "FAIL"))
+            ok &= good
 if p["particle"] == "photon":
     f, x = p["uncollided_fraction"], p["uncollided_expected"]
     sd = math.sqrt(x * (1 - x) / n)

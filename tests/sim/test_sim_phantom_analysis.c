@@ -70,7 +70,7 @@ static void test_result_statistics(void) {
     p = small(20, 1);
     r = run(&p);
     ASSERT_TRUE(isnan(r.deposited_rel_err));
-    ASSERT_EQ_F64(r.delta_threshold_MeV, p.electron_cutoff_MeV);
+    ASSERT_EQ_F64(r.delta_threshold_MeV, MCT_PHANTOM_DELTA_DEFAULT_MEV);
     mct_phantom_result_free(&r);
 
     /* A photon beam: the narrow-beam expectation with XCOM's mu. */
@@ -89,19 +89,57 @@ static void test_result_statistics(void) {
     mct_phantom_result_free(&r);
 }
 
-/* R50 = E / 2.33, and Rp solves E = 0.22 + 1.98 Rp + 0.0025 Rp^2. */
-static void test_reference_ranges(void) {
-    const double energies[] = {6.0, 20.0, 50.0};
-    for (int i = 0; i < 3; ++i) {
-        double r50, rp;
-        mct_phantom_reference_ranges(energies[i], &r50, &rp);
-        ASSERT_NEAR_F64(r50 * 2.33, energies[i], 1e-12 * energies[i]);
-        ASSERT_NEAR_F64(0.22 + 1.98 * rp + 0.0025 * rp * rp, energies[i], 1e-12 * energies[i]);
-        ASSERT_LT_F64(r50, rp);
+/* The EGSnrc comparison (mct_phantom_egsnrc_compare) on known curves: the
+ * 10 MeV reference against itself passes everywhere and gives the figures read
+ * from it by hand (R50 4.105 cm, surface dose 0.694); the same curve 2 mm
+ * deeper fails in the fall-off (there the dose falls ~6 % of the maximum per
+ * mm, beyond 2 % and beyond 1 mm) and its R50 is 2 mm deeper; beams without a
+ * reference are not compared. */
+extern const int sim_egs_e10_rows;
+extern const double sim_egs_e10[];
+static void test_egsnrc_compare(void) {
+    mct_phantom_params_t p;
+    mct_phantom_params_init(&p);
+    const int n = sim_egs_e10_rows;
+    p.energy_MeV = 10.0;
+    p.voxels = n;
+    p.size_cm = 0.1 * n;
+    double depth[200], mev[200], err[200];
+    ASSERT_TRUE(n <= 200);
+    for (int shift = 0; shift <= 2; shift += 2) {
+        for (int i = 0; i < n; ++i) {
+            const int j = i - shift < 0 ? 0 : i - shift;
+            depth[i] = 0.1 * (i + 0.5);
+            mev[i] = 3.0 * sim_egs_e10[4 * j + 2]; /* another scale: the comparison normalises */
+            err[i] = 3.0 * sim_egs_e10[4 * j + 3];
+        }
+        mct_phantom_depth_dose_t dd = {n, depth, mev, err};
+        mct_phantom_comparison_t c;
+        ASSERT_STATUS(mct_phantom_egsnrc_compare(&p, &dd, 3.0, &c), MCT_STATUS_SUCCESS);
+        printf("shift %d mm: %d of %d pass, worst %.3f at %.2f cm, R50 %.4f vs %.4f, Rp %.4f vs %.4f, surface %.3f\n",
+               shift, c.passed, c.points, c.worst_diff, c.worst_depth_cm, c.run.r50_cm, c.ref.r50_cm, c.run.rp_cm,
+               c.ref.rp_cm, c.ref.surface_ratio);
+        ASSERT_TRUE(c.ranges && c.points > 40);
+        ASSERT_NEAR_F64(c.ref.r50_cm, 4.105, 0.003);
+        ASSERT_NEAR_F64(c.ref.surface_ratio, 0.694, 0.001);
+        ASSERT_TRUE(c.ref.r80_cm < c.ref.r50_cm && c.ref.r50_cm < c.ref.rp_cm);
+        if (shift == 0) {
+            ASSERT_EQ_I64(c.passed, c.points);
+            ASSERT_EQ_F64(c.run.r50_cm, c.ref.r50_cm);
+        } else {
+            ASSERT_TRUE(c.passed < c.points - 5);
+            ASSERT_NEAR_F64(c.run.r50_cm - c.ref.r50_cm, 0.2, 0.01);
+            ASSERT_TRUE(c.worst_depth_cm > 3.0 && c.worst_depth_cm < 5.0 && c.worst_diff > 0.05);
+        }
     }
-    double r50, rp;
-    mct_phantom_reference_ranges(20.0, &r50, &rp);
-    ASSERT_NEAR_F64(rp, 9.87, 0.005);
+    mct_phantom_depth_dose_t dd = {n, depth, mev, err};
+    mct_phantom_comparison_t c;
+    p.energy_MeV = 12.0;
+    ASSERT_STATUS(mct_phantom_egsnrc_compare(&p, &dd, 3.0, &c), MCT_STATUS_NOT_SUPPORTED);
+    p.energy_MeV = 10.0;
+    p.electron_cutoff_MeV = 0.5;
+    ASSERT_STATUS(mct_phantom_egsnrc_compare(&p, &dd, 3.0, &c), MCT_STATUS_NOT_SUPPORTED);
+    ASSERT_STATUS(mct_phantom_egsnrc_compare(&p, NULL, 3.0, &c), MCT_STATUS_NULL_POINTER);
 }
 
 static void test_max_voxel(void) {
@@ -153,7 +191,7 @@ static void test_sort_reduce_pairs(void) {
 
 int main(void) {
     test_result_statistics();
-    test_reference_ranges();
+    test_egsnrc_compare();
     test_max_voxel();
     test_sort_reduce_pairs();
     puts("test_sim_phantom_analysis: ok");

@@ -193,8 +193,9 @@ static const choice_key_t escape_choices[] = {
 static const choice_key_t phantom_choices[] = {
     {"particle", offsetof(mct_phantom_params_t, particle), {"electron", "photon"},
      {MCT_PHANTOM_ELECTRON, MCT_PHANTOM_PHOTON}, NULL},
-    {"mcs", offsetof(mct_phantom_params_t, mcs), {"transport", "highland"},
-     {MCT_PHANTOM_MCS_TRANSPORT, MCT_PHANTOM_MCS_HIGHLAND}, NULL},
+    {"mcs", offsetof(mct_phantom_params_t, mcs), {"transport"}, {MCT_PHANTOM_MCS_TRANSPORT},
+     "the only multiple-scattering model is transport (highland was removed: its depth doses were not step-size "
+     "converged)"},
     {"transport", offsetof(mct_phantom_params_t, transport), {"auto", "f64", "f32"},
      {MCT_PHANTOM_TRANSPORT_AUTO, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_TRANSPORT_F32}, NULL},
     {"deposit", offsetof(mct_phantom_params_t, deposit), {"auto", "direct", "buffered"},

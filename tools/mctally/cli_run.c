@@ -573,8 +573,41 @@ static cJSON* phantom_max_dose_json(const mct_phantom_params_t* p, const double*
     return j;
 }
 
+/* The standard errors a comparison with EGSnrc allows beyond its 2 % / 1 mm. */
+#define PHANTOM_COMPARE_K 3.0
+
+static cJSON* phantom_comparison_json(const mct_phantom_comparison_t* c) {
+    cJSON* j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "reference", c->name);
+    cJSON_AddStringToObject(j, "test", "2 % of the maximum or 1 mm, plus k standard errors of the difference, at every "
+                                       "common slab with >= 5 % of the maximum");
+    cJSON_AddNumberToObject(j, "k", c->k);
+    cJSON_AddNumberToObject(j, "points", c->points);
+    cJSON_AddNumberToObject(j, "passed", c->passed);
+    cJSON_AddNumberToObject(j, "worst_dose_difference", c->worst_diff);
+    cJSON_AddNumberToObject(j, "worst_depth_cm", c->worst_depth_cm);
+    if (c->ranges) {
+        const char* keys[] = {"r50", "rp", "r80"};
+        const double run[] = {c->run.r50_cm, c->run.rp_cm, c->run.r80_cm}, ref[] = {c->ref.r50_cm, c->ref.rp_cm, c->ref.r80_cm};
+        const double erun[] = {c->run.r50_err_cm, c->run.rp_err_cm, c->run.r80_err_cm};
+        const double eref[] = {c->ref.r50_err_cm, c->ref.rp_err_cm, c->ref.r80_err_cm};
+        for (int i = 0; i < 3; ++i) {
+            cJSON* o = cJSON_AddObjectToObject(j, keys[i]);
+            cJSON_AddNumberToObject(o, "run_cm", run[i]);
+            cJSON_AddNumberToObject(o, "egsnrc_cm", ref[i]);
+            cJSON_AddNumberToObject(o, "rel_diff", run[i] / ref[i] - 1.0);
+            cJSON_AddNumberToObject(o, "rel_err", sqrt(erun[i] * erun[i] + eref[i] * eref[i]) / ref[i]);
+        }
+        cJSON* o = cJSON_AddObjectToObject(j, "surface_ratio");
+        cJSON_AddNumberToObject(o, "run", c->run.surface_ratio);
+        cJSON_AddNumberToObject(o, "egsnrc", c->ref.surface_ratio);
+    }
+    return j;
+}
+
 static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_result_t* r, const double* dose,
-                           const double* rel, const mct_phantom_ranges_t* rg, int have_ranges) {
+                           const double* rel, const mct_phantom_ranges_t* rg, int have_ranges,
+                           const mct_phantom_comparison_t* cmp) {
     cJSON* j = cJSON_CreateObject();
     const double dx = p->size_cm / p->voxels;
     cJSON_AddNumberToObject(j, "size_cm", p->size_cm);
@@ -583,7 +616,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
     cJSON_AddNumberToObject(j, "energy_MeV", p->energy_MeV);
     cJSON_AddStringToObject(j, "particle", p->particle == MCT_PHANTOM_PHOTON ? "photon" : "electron");
     cJSON_AddStringToObject(j, "transport", r->transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64");
-    cJSON_AddStringToObject(j, "mcs", p->mcs == MCT_PHANTOM_MCS_HIGHLAND ? "highland" : "transport");
+    cJSON_AddStringToObject(j, "mcs", "transport");
     cJSON_AddStringToObject(j, "deposit", sim_deposit_name(p->deposit));
     cJSON_AddNumberToObject(j, "electron_cutoff_MeV", p->electron_cutoff_MeV);
     cJSON_AddNumberToObject(j, "photon_cutoff_MeV", p->photon_cutoff_MeV);
@@ -619,17 +652,18 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
         cJSON_AddNumberToObject(dd, "r50_err_cm", rg->r50_err_cm);
         cJSON_AddNumberToObject(dd, "rp_cm", rg->rp_cm);
         cJSON_AddNumberToObject(dd, "rp_err_cm", rg->rp_err_cm);
+        cJSON_AddNumberToObject(dd, "r80_cm", rg->r80_cm);
+        cJSON_AddNumberToObject(dd, "r80_err_cm", rg->r80_err_cm);
         cJSON_AddNumberToObject(dd, "dmax_depth_cm", rg->dmax_depth_cm);
+        cJSON_AddNumberToObject(dd, "dmax_mev_per_history", rg->dmax_mev);
+        cJSON_AddNumberToObject(dd, "dmax_err_mev", rg->dmax_err_mev);
+        cJSON_AddNumberToObject(dd, "surface_dose_ratio", rg->surface_ratio);
+        cJSON_AddNumberToObject(dd, "surface_dose_ratio_err", rg->surface_ratio_err);
         cJSON_AddNumberToObject(dd, "bremsstrahlung_background", rg->background);
     } else {
         cJSON_AddStringToObject(dd, "note", "R50 and Rp need the fall-off resolved by the depth slabs (electron beam, fine voxels)");
     }
-    if (p->particle == MCT_PHANTOM_ELECTRON) {
-        double r50, rp;
-        mct_phantom_reference_ranges(p->energy_MeV, &r50, &rp);
-        cJSON_AddNumberToObject(dd, "reference_r50_cm", r50);
-        cJSON_AddNumberToObject(dd, "reference_rp_cm", rp);
-    }
+    if (cmp) cJSON_AddItemToObject(dd, "egsnrc", phantom_comparison_json(cmp));
     cJSON* files = cJSON_AddArrayToObject(j, "files");
     const char* names[] = {"dose.mhd", "dose.raw", "dose_rel_err.mhd", "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i) cJSON_AddItemToArray(files, cJSON_CreateString(names[i]));
@@ -638,7 +672,8 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
 
 /* The grids (MetaImage), the depth dose (CSV and PNG) and the R50/Rp analysis. */
 static int phantom_files(const run_args_t* a, const mct_phantom_params_t* p, const mct_phantom_result_t* r,
-                         const double* dose, const double* rel, mct_phantom_ranges_t* rg, int* have_ranges) {
+                         const double* dose, const double* rel, mct_phantom_ranges_t* rg, int* have_ranges,
+                         mct_phantom_comparison_t* cmp, int* have_cmp) {
     const char* dir = a->out_dir;
     sim_out_set_t* set = a->outputs;
     if (make_out_dir(dir)) return 1;
@@ -647,6 +682,7 @@ static int phantom_files(const run_args_t* a, const mct_phantom_params_t* p, con
     mct_phantom_depth_dose_t dd;
     if (mct_phantom_depth_dose(p, r, &dd)) return mct_cli_error("phantom: cannot compute the depth dose");
     *have_ranges = p->particle == MCT_PHANTOM_ELECTRON && mct_phantom_ranges(&dd, rg) == MCT_STATUS_SUCCESS;
+    *have_cmp = mct_phantom_egsnrc_compare(p, &dd, PHANTOM_COMPARE_K, cmp) == MCT_STATUS_SUCCESS;
     char path[4096];
     int rc = 0;
     snprintf(path, sizeof path, "%s/depth_dose.csv", dir);
@@ -696,10 +732,11 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     int rc = 0;
     if (!mean || !rel || mct_tally_results(tally, mean, rel)) rc = mct_cli_error("phantom: cannot read the tally's results");
     mct_phantom_ranges_t rg = {0};
-    int have_ranges = 0;
+    mct_phantom_comparison_t cmp;
+    int have_ranges = 0, have_cmp = 0;
     if (!rc) {
         mct_phantom_dose_gy(&p, mean, mean, bins);
-        rc = phantom_files(a, &p, &r, mean, rel, &rg, &have_ranges);
+        rc = phantom_files(a, &p, &r, mean, rel, &rg, &have_ranges, &cmp, &have_cmp);
     }
     if (!rc) {
         mct_tally_desc_t d;
@@ -719,13 +756,24 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose_rel_err.mhd"));
         add_rounding_loss(t, tally, "dose", a->loss_threshold);
         cJSON_AddItemToArray(tallies, t);
-        cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges));
+        cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges, have_cmp ? &cmp : NULL));
         printf("phantom: %s on %s (%s), %s %s, %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV "
                "(balance %.1e)", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method),
                mct_dtype_name(d.dtype), r.transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64", r.deposited_MeV,
                r.escaped_MeV, r.incident_MeV, r.energy_balance_rel);
         if (have_ranges) printf(", R50 %.2f +- %.2f cm, Rp %.2f +- %.2f cm", rg.r50_cm, rg.r50_err_cm, rg.rp_cm, rg.rp_err_cm);
         printf(", %.3f s\n", r.seconds);
+        if (have_cmp) {
+            printf("phantom: against EGSnrc (%s): %d of %d depths within 2 %%/1 mm (+ %.0f sigma), worst dose "
+                   "difference %.2f %% of the maximum at %.2f cm",
+                   cmp.name, cmp.passed, cmp.points, cmp.k, 100.0 * cmp.worst_diff, cmp.worst_depth_cm);
+            if (cmp.ranges)
+                printf("; R50 %.3f vs %.3f cm (%+.2f %%), Rp %.3f vs %.3f cm (%+.2f %%), surface dose %.3f vs %.3f",
+                       cmp.run.r50_cm, cmp.ref.r50_cm, 100.0 * (cmp.run.r50_cm / cmp.ref.r50_cm - 1.0), cmp.run.rp_cm,
+                       cmp.ref.rp_cm, 100.0 * (cmp.run.rp_cm / cmp.ref.rp_cm - 1.0), cmp.run.surface_ratio,
+                       cmp.ref.surface_ratio);
+            printf("\n");
+        }
         rc = write_result(a, root);
         cJSON_Delete(root);
     }

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/** @file phantom_compare.c  A run's laterally integrated depth dose against
+ * the EGSnrc references compiled in from data/reference/egsnrc (see
+ * mct_phantom_comparison_t in phantom.h for the test). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "phantom.h"
+
+/* The compiled-in CSV files (csv_to_c.cmake): depth_cm, width_cm, mev, err. */
+extern const int sim_egs_e10_rows, sim_egs_e20_rows, sim_egs_g1_25_rows, sim_egs_g6_rows;
+extern const double sim_egs_e10[], sim_egs_e20[], sim_egs_g1_25[], sim_egs_g6[];
+
+typedef struct {
+    const char* name;
+    mct_phantom_particle_t particle;
+    double energy_MeV;
+    const double* rows;
+    const int* n;
+} reference_t;
+
+static const reference_t references[] = {
+    {"egs_e10", MCT_PHANTOM_ELECTRON, 10.0, sim_egs_e10, &sim_egs_e10_rows},
+    {"egs_e20", MCT_PHANTOM_ELECTRON, 20.0, sim_egs_e20, &sim_egs_e20_rows},
+    {"egs_g1.25", MCT_PHANTOM_PHOTON, 1.25, sim_egs_g1_25, &sim_egs_g1_25_rows},
+    {"egs_g6", MCT_PHANTOM_PHOTON, 6.0, sim_egs_g6, &sim_egs_g6_rows},
+};
+
+/* Slab boundaries closer than this (cm) are the same boundary. */
+#define SAME_CM 1e-6
+
+/* A curve on the common slabs: lower edge, width, energy and variance. */
+typedef struct {
+    int n;
+    double *lo, *w, *e, *var;
+} merged_t;
+
+static void merged_free(merged_t* m) {
+    free(m->lo), free(m->w), free(m->e), free(m->var);
+    memset(m, 0, sizeof *m);
+}
+
+/* Walks both grids (run: slabs of dz from 0; reference: its rows) and sums
+ * each into the slabs between the boundaries both have, up to the end of the
+ * shorter. */
+static int merge(const mct_phantom_depth_dose_t* dd, const reference_t* ref, merged_t* a, merged_t* b) {
+    const int nr = *ref->n, nd = dd->n;
+    const double dz = 2.0 * dd->depth_cm[0];
+    const int cap = nr < nd ? nr : nd;
+    merged_t* m[2] = {a, b};
+    for (int k = 0; k < 2; ++k) {
+        m[k]->n = 0;
+        m[k]->lo = malloc((size_t)cap * sizeof(double));
+        m[k]->w = malloc((size_t)cap * sizeof(double));
+        m[k]->e = malloc((size_t)cap * sizeof(double));
+        m[k]->var = malloc((size_t)cap * sizeof(double));
+        if (!m[k]->lo || !m[k]->w || !m[k]->e || !m[k]->var) return 0;
+    }
+    int i = 0, j = 0; /* next run slab, next reference slab */
+    double start = 0.0, ea = 0.0, va = 0.0, eb = 0.0, vb = 0.0;
+    while (i < nd && j < nr) {
+        const double* r = ref->rows + 4 * (size_t)j;
+        const double run_hi = (i + 1) * dz, ref_hi = r[0] + 0.5 * r[1];
+        if (run_hi <= ref_hi + SAME_CM) {
+            ea += dd->mev[i], va += dd->err[i] * dd->err[i];
+            ++i;
+        }
+        if (ref_hi <= run_hi + SAME_CM) {
+            eb += r[2], vb += r[3] * r[3];
+            ++j;
+        }
+        if (fabs(run_hi - ref_hi) <= SAME_CM) { /* a common boundary */
+            const int n = a->n;
+            a->lo[n] = b->lo[n] = start;
+            a->w[n] = b->w[n] = ref_hi - start;
+            a->e[n] = ea, a->var[n] = va, b->e[n] = eb, b->var[n] = vb;
+            a->n = b->n = n + 1;
+            start = ref_hi;
+            ea = va = eb = vb = 0.0;
+        }
+    }
+    return 1;
+}
+
+static double max_dose(const merged_t* m) {
+    double d = 0.0;
+    for (int i = 0; i < m->n; ++i)
+        if (m->e[i] / m->w[i] > d) d = m->e[i] / m->w[i];
+    return d;
+}
+
+/* A uniform-slab curve as a depth dose, for mct_phantom_ranges. */
+static mct_status_t ranges_of(const merged_t* m, mct_phantom_ranges_t* out) {
+    for (int i = 1; i < m->n; ++i)
+        if (fabs(m->w[i] - m->w[0]) > SAME_CM) return MCT_STATUS_INVALID_STATE;
+    mct_phantom_depth_dose_t dd = {m->n, NULL, NULL, NULL};
+    dd.depth_cm = malloc((size_t)m->n * sizeof(double));
+    dd.err = malloc((size_t)m->n * sizeof(double));
+    mct_status_t st = MCT_STATUS_OUT_OF_MEMORY;
+    if (dd.depth_cm && dd.err) {
+        for (int i = 0; i < m->n; ++i) dd.depth_cm[i] = m->lo[i] + 0.5 * m->w[i], dd.err[i] = sqrt(m->var[i]);
+        dd.mev = m->e;
+        st = mct_phantom_ranges(&dd, out);
+    }
+    free(dd.depth_cm), free(dd.err);
+    return st;
+}
+
+mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd, double k,
+                                        mct_phantom_comparison_t* out) {
+    if (!p || !dd || !out) return MCT_STATUS_NULL_POINTER;
+    memset(out, 0, sizeof *out);
+    const reference_t* ref = NULL;
+    for (size_t i = 0; i < sizeof references / sizeof *references; ++i)
+        if (references[i].particle == p->particle && fabs(references[i].energy_MeV - p->energy_MeV) < 1e-9)
+            ref = &references[i];
+    if (!ref || fabs(p->electron_cutoff_MeV - 0.2) > 1e-9 || fabs(p->photon_cutoff_MeV - 0.01) > 1e-9 || dd->n < 2)
+        return MCT_STATUS_NOT_SUPPORTED;
+    merged_t a = {0}, b = {0};
+    if (!merge(dd, ref, &a, &b)) {
+        merged_free(&a), merged_free(&b);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    if (a.n < 10) {
+        merged_free(&a), merged_free(&b);
+        return MCT_STATUS_NOT_SUPPORTED;
+    }
+    /* The same energy over the common slabs. The normalisation's own error
+     * (the total's, far below a slab's) is left out. */
+    double ta = 0.0, tb = 0.0;
+    for (int i = 0; i < a.n; ++i) ta += a.e[i], tb += b.e[i];
+    for (int i = 0; i < a.n; ++i) {
+        const double f = tb / ta;
+        a.e[i] *= f, a.var[i] *= f * f;
+    }
+    const double dmax = max_dose(&b);
+    out->name = ref->name;
+    out->k = k;
+    double worst_fail = -1.0, worst_all = 0.0, depth_fail = 0.0, depth_all = 0.0;
+    for (int i = 0; i < a.n; ++i) {
+        const double w = a.w[i], dr = b.e[i] / w, dm = a.e[i] / w;
+        if (dr < 0.05 * dmax) continue;
+        const double sig = k * sqrt(a.var[i] + b.var[i]) / w;
+        const double diff = fabs(dm - dr) / dmax;
+        int pass = fabs(dm - dr) <= 0.02 * dmax + sig;
+        /* Distance to agreement: the run's curve between the centres of its
+         * neighbours within 1 mm reaches the reference dose. */
+        double lo = dm, hi = dm;
+        for (int s = -1; s <= 1; s += 2) {
+            const int j = i + s;
+            if (j < 0 || j >= a.n) continue;
+            const double dist = fabs((a.lo[j] + 0.5 * a.w[j]) - (a.lo[i] + 0.5 * w));
+            if (dist > 0.1 + SAME_CM) continue;
+            const double dj = a.e[j] / a.w[j];
+            lo = dj < lo ? dj : lo;
+            hi = dj > hi ? dj : hi;
+        }
+        if (dr >= lo - sig && dr <= hi + sig) pass = 1;
+        ++out->points;
+        out->passed += pass;
+        if (!pass && diff > worst_fail) worst_fail = diff, depth_fail = a.lo[i] + 0.5 * w;
+        if (diff > worst_all) worst_all = diff, depth_all = a.lo[i] + 0.5 * w;
+    }
+    out->worst_diff = worst_fail >= 0.0 ? worst_fail : worst_all;
+    out->worst_depth_cm = worst_fail >= 0.0 ? depth_fail : depth_all;
+    if (p->particle == MCT_PHANTOM_ELECTRON)
+        out->ranges = ranges_of(&a, &out->run) == MCT_STATUS_SUCCESS && ranges_of(&b, &out->ref) == MCT_STATUS_SUCCESS;
+    merged_free(&a), merged_free(&b);
+    return MCT_STATUS_SUCCESS;
+}
