@@ -206,12 +206,11 @@ static int emulated_block_reduce_trials(int trials, uint64_t seed, double* z, mc
 
 /* The emulated backend's sampling is reproducible: the same adds give the same
  * sampled subset, so a query that passes passes on every run, whatever the
- * host's load (a sampling key drawn from the host's time made every run a fresh
- * draw, each with the estimate's designed false-alarm chance, and the test
- * above, some 40 queries on this backend, failed in a few runs in a hundred).
- * Two runs of one data set must agree to the shadow's own f64 rounding (its
- * atomics' order may vary), far below the estimate's uncertainty, which a
- * fresh draw moves by about one.
+ * host's load (were each run a fresh draw, every one of the ~40 queries of
+ * check_every_method on this backend would fail at the estimate's false-alarm
+ * rate, and the test in a few runs in a hundred). Two runs of one data set
+ * must agree to the shadow's own f64 rounding (its atomics' order may vary),
+ * far below the estimate's uncertainty, which a fresh draw moves by about one.
  * Across data sets the draws must still behave as the estimate assumes: the
  * z scores of a tally that loses nothing have mean 0 and standard deviation 1
  * (checked at 5 standard errors: mean +- 5 / sqrt(T), sd within 5 sqrt(1 / (2 T))
@@ -243,10 +242,10 @@ static void check_emulated_sampling(void) {
 
 /* A tally that loses nothing (f64 atomic on the cpu backend, sums exact to
  * 1e-13) of 1024 bins of about 1024 adds each, a 1/4 sample: each bin is
- * resolved to about 8 %, where a test of loss against its error linearized at
- * the estimate flags a bin at about 3 standard deviations instead of the
- * Bonferroni z of 4.3, and one such tally in ten or more is reported as losing.
- * The false alarms must stay at the designed 1e-3 per tally: of T = 100 data
+ * resolved to about 8 %, where a significance test that is not on the
+ * estimated sum itself (loss against its error linearized at the estimate
+ * tests S^ - B at z |B / S^|, some 3 standard deviations for the Bonferroni z
+ * of 4.3) reports such tallies as losing many times too often. The false alarms must stay at the designed 1e-3 per tally: of T = 100 data
  * sets at most 2 are flagged (Poisson of mean 0.1: more fails with probability
  * 2e-4). */
 static void check_false_alarms(void) {
