@@ -23,11 +23,17 @@
  * given: a caller's own pre-sums (mct_thread_run) enter as the sums they are.
  * A bin takes part when its sampled adds are at least
  * MCT_ROUNDING_LOSS_MIN_SAMPLES effective ones ((sum)^2 / sum of squares), where
- * the normal approximation holds. The loss is significant when it exceeds z
- * err, with z the one-sided normal quantile of 10^-3 divided by the number of
- * bins taking part (Bonferroni): a tally that loses nothing is reported as
- * losing in fewer than one run in a thousand. The worst bin is the one whose
- * lower bound, loss - z err, is largest.
+ * the normal approximation holds. The loss is significant when S^ exceeds B
+ * (in the sum's direction) by more than z sqrt(var), with z the one-sided
+ * normal quantile of 10^-3 divided by the number of bins taking part
+ * (Bonferroni): a tally that loses nothing is reported as losing in fewer than
+ * one run in a thousand. The test is on S^, whose law the sampling makes
+ * normal, not on loss / err: err is linearized at S^, so loss > z err would
+ * test S^ - B at z |B / S^|, below z where a loss shows, and flag a bin
+ * resolved to a few percent several times too often. The loss's lower bound
+ * is the same test's: 1 - B / (S^ - z sqrt(var)) (the bound taken towards
+ * zero; -inf where it reaches zero), and the worst bin is the one whose lower
+ * bound is largest.
  *
  * Why a sampled shadow: it measures what happened (not a bound that assumes an
  * order), for every method and backend alike, at the cost of one hash per add
@@ -64,7 +70,7 @@ extern "C" {
 /** What mct_tally_rounding_loss reports; losses are relative, (exact - tally)
  * / exact: positive when value was lost. */
 typedef struct {
-    int64_t worst_bin;        /**< the bin with the largest lower bound (loss - z err); -1 when no bin took part */
+    int64_t worst_bin;        /**< the bin with the largest lower bound (1 - B / (S^ - z sqrt(var)), above); -1 when no bin took part */
     double worst_loss;        /**< its estimated relative loss */
     double worst_loss_err;    /**< its standard uncertainty */
     double worst_samples;     /**< its effective sampled adds */

@@ -149,15 +149,26 @@ static double normal_upper_quantile(double p) {
     return 0.5 * (lo + hi);
 }
 
-/* One bin's estimate; 0 when the bin does not take part. */
-static int bin_estimate(const mct__loss_t* l, int64_t k, double* loss, double* err, double* samples) {
+/* One bin's estimate; 0 when the bin does not take part. `lower`: the loss's
+ * one-sided lower confidence bound at z standard deviations (mct_rounding.h):
+ * the loss at the exact sum's bound e = S^ - z sd (towards zero), (e - B) / e;
+ * -inf when that bound reaches zero (the sum itself is not resolved). It is
+ * positive exactly when S^ exceeds B (in the sum's direction) by more than
+ * z sd, the test on S^ that its normal law supports; loss - z err, the same
+ * bound linearized at S^, would test at z |B / S^| instead, below z on the side
+ * where a loss shows, and raise the false alarms of a bin resolved to a few
+ * percent by several times. */
+static int bin_estimate(const mct__loss_t* l, int64_t k, double z, double* loss, double* err, double* samples,
+                        double* lower) {
     const double f = l->fraction, s1 = l->s1[k], s2 = l->s2[k];
     if (!(s2 > 0.0) || !isfinite(s1) || !isfinite(s2)) return 0;
     *samples = s1 * s1 / s2;
     if (*samples < MCT_ROUNDING_LOSS_MIN_SAMPLES) return 0;
-    const double exact = s1 / f, var = (1.0 - f) * s2 / (f * f);
+    const double exact = s1 / f, sd = sqrt((1.0 - f) * s2 / (f * f));
     *loss = (exact - l->b[k]) / exact;
-    *err = fabs(l->b[k]) * sqrt(var) / (exact * exact);
+    *err = fabs(l->b[k]) * sd / (exact * exact);
+    const double e = exact > 0.0 ? exact - z * sd : exact + z * sd;
+    *lower = (exact > 0.0 ? e > 0.0 : e < 0.0) ? (e - l->b[k]) / e : -INFINITY;
     return isfinite(*loss) && isfinite(*err);
 }
 
@@ -176,24 +187,26 @@ mct_status_t mct_tally_rounding_loss(mct_tally_t t, mct_rounding_loss_t* info) {
     info->worst_loss = info->worst_loss_err = NAN;
     info->sample_fraction = l->fraction;
     info->batches = l->batches;
-    double loss, err, samples, exact_total = 0.0, var_total = 0.0, tally_total = 0.0;
+    double loss, err, samples, lower, exact_total = 0.0, var_total = 0.0, tally_total = 0.0;
     const double f = l->fraction;
     for (int64_t k = 0; k < l->bins; ++k) {
         exact_total += l->s1[k] / f;
         var_total += (1.0 - f) * l->s2[k] / (f * f);
         tally_total += l->b[k];
-        info->bins_estimated += bin_estimate(l, k, &loss, &err, &samples);
+        info->bins_estimated += bin_estimate(l, k, 0.0, &loss, &err, &samples, &lower);
     }
     info->total_loss = exact_total != 0.0 ? (exact_total - tally_total) / exact_total : NAN;
     info->total_loss_err =
         exact_total != 0.0 ? fabs(tally_total) * sqrt(var_total) / (exact_total * exact_total) : NAN;
     info->z = normal_upper_quantile(MCT_LOSS_FALSE_ALARM / (double)(info->bins_estimated > 0 ? info->bins_estimated : 1));
-    double best = -INFINITY;
+    /* Ranked by the lower bound; among bins whose bound is -inf, by the linearized one. */
+    double best = -INFINITY, best_linear = -INFINITY;
     for (int64_t k = 0; k < l->bins; ++k) {
-        if (!bin_estimate(l, k, &loss, &err, &samples)) continue;
-        const double lower = loss - info->z * err;
-        if (lower > best) {
+        if (!bin_estimate(l, k, info->z, &loss, &err, &samples, &lower)) continue;
+        const double linear = loss - info->z * err;
+        if (lower > best || info->worst_bin < 0 || (lower == best && linear > best_linear)) {
             best = lower;
+            best_linear = linear;
             info->worst_bin = k;
             info->worst_loss = loss;
             info->worst_loss_err = err;

@@ -59,6 +59,7 @@ struct lane : mct_emu_lane_pub {
     int line;
     uint64_t result;
     int pred;
+    uint64_t clock; /* clock64(): reads so far in this block run */
 };
 
 const char* op_name(int op) {
@@ -492,6 +493,7 @@ void block_runner::run_block(uint64_t b) {
         ln.block = this;
         ln.id = i;
         ln.state = LANE_RUNNABLE;
+        ln.clock = 0;
         mct__emu_fiber_init(&ln.fiber, t_stacks.stack(i), t_stacks.usable, lane_main, &ln);
     }
     for (;;) {
@@ -547,7 +549,18 @@ extern "C" int mct_emu_threads(void) {
 #endif
 }
 
+/* Inside a kernel, a lane's clock64() is a counter of its own reads (each read
+ * advances it by one), not the host's time: a lane's reads still differ and
+ * increase, as a GPU's cycle counter does, and everything a kernel derives from
+ * them (the rounding-loss sampling keys of thread_loss.cuh) is the same from run
+ * to run whatever the host's load and the OS threads' interleaving, so that
+ * emulated results are reproducible. Outside a kernel: the host's steady clock
+ * in nanoseconds. */
 extern "C" long long mct_emu_clock64(void) {
+    if (mct_emu_cur) {
+        lane* me = const_cast<lane*>(static_cast<const lane*>(mct_emu_cur));
+        return (long long)++me->clock;
+    }
     return (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();

@@ -177,6 +177,109 @@ static void check_every_method(mct_backend_t backend) {
     printf("ok: every float method on %s\n", mct_backend_name(backend));
 }
 
+/* The emulated block_reduce f64 tally of 8 bins with grouped adds of width 2
+ * (no rounding to speak of: its loss is 0 to within 1e-15), over `trials`
+ * independent data sets of 2^14 adds: returns the estimate of the last one in
+ * `last`, the z scores total_loss / total_loss_err in z[], and how many were
+ * flagged (mct_rounding_loss_exceeds at 1 %). */
+static int emulated_block_reduce_trials(int trials, uint64_t seed, double* z, mct_rounding_loss_t* last) {
+    const int64_t bins = 8, n = INT64_C(1) << 14, width = 2, groups = n / width;
+    uint32_t keys[(1 << 14) / 2];
+    double values[1 << 14];
+    int flagged = 0;
+    for (int r = 0; r < trials; ++r) {
+        rng_state = seed + 0x9E3779B97F4A7C15ull * (uint64_t)(r + 1);
+        mct_tally_t t = make_tally(MCT_BACKEND_EMULATED, MCT_METHOD_BLOCK_REDUCE, MCT_DTYPE_F64, bins);
+        ASSERT_EQ_I64(mct_tally_enable_rounding_loss(t, 2), MCT_STATUS_SUCCESS);
+        for (int64_t i = 0; i < groups; ++i) keys[i] = (uint32_t)(uniform01() * (double)(bins / width));
+        for (int64_t i = 0; i < n; ++i) values[i] = exponential();
+        ASSERT_EQ_I64(mct_tally_add_device_grouped(t, keys, values, groups, (int)width, groups), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(mct_tally_end_batch(t, n), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(mct_tally_rounding_loss(t, last), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(last->bins_estimated, bins);
+        z[r] = last->total_loss / last->total_loss_err;
+        flagged += mct_rounding_loss_exceeds(last, 0.01);
+        mct_tally_destroy(t);
+    }
+    return flagged;
+}
+
+/* The emulated backend's sampling is reproducible: the same adds give the same
+ * sampled subset, so a query that passes passes on every run, whatever the
+ * host's load (were each run a fresh draw, every one of the ~40 queries of
+ * check_every_method on this backend would fail at the estimate's false-alarm
+ * rate, and the test in a few runs in a hundred). Two runs of one data set
+ * must agree to the shadow's own f64 rounding (its atomics' order may vary),
+ * far below the estimate's uncertainty, which a fresh draw moves by about one.
+ * Across data sets the draws must still behave as the estimate assumes: the
+ * z scores of a tally that loses nothing have mean 0 and standard deviation 1
+ * (checked at 5 standard errors: mean +- 5 / sqrt(T), sd within 5 sqrt(1 / (2 T))
+ * of 1), and the flagged ones, at most 1e-3 of them by design, are at most 4 of
+ * T = 200 (Poisson of mean 0.2: more fails with probability 6e-6). */
+static void check_emulated_sampling(void) {
+    enum { T = 200 };
+    static double z[T];
+    double z1;
+    mct_rounding_loss_t a, b;
+    emulated_block_reduce_trials(1, 42u, &z1, &a);
+    emulated_block_reduce_trials(1, 42u, &z1, &b);
+    if (!(fabs(a.total_loss - b.total_loss) <= 1e-9 * a.total_loss_err) || a.worst_bin != b.worst_bin ||
+        !(fabs(a.worst_samples - b.worst_samples) <= 1e-9 * a.worst_samples))
+        TEST_FAIL("emulated block_reduce f64 width 2 differs between two runs of the same adds: loss %.6g vs %.6g "
+                  "(+- %.2g), worst bin %lld vs %lld",
+                  a.total_loss, b.total_loss, a.total_loss_err, (long long)a.worst_bin, (long long)b.worst_bin);
+    const int flagged = emulated_block_reduce_trials(T, 7u, z, &a);
+    double mean = 0.0, m2 = 0.0;
+    for (int r = 0; r < T; ++r) mean += z[r] / T;
+    for (int r = 0; r < T; ++r) m2 += (z[r] - mean) * (z[r] - mean);
+    const double sd = sqrt(m2 / (T - 1));
+    printf("emulated block_reduce f64 width 2, %d data sets: z mean %.3f, sd %.3f, flagged %d\n", T, mean, sd, flagged);
+    ASSERT_LE_F64(fabs(mean), 5.0 / sqrt((double)T));
+    ASSERT_LE_F64(fabs(sd - 1.0), 5.0 * sqrt(1.0 / (2.0 * T)));
+    ASSERT_TRUE(flagged <= 4);
+    puts("ok: emulated sampling reproducible, z scores standard normal");
+}
+
+/* A tally that loses nothing (f64 atomic on the cpu backend, sums exact to
+ * 1e-13) of 1024 bins of about 1024 adds each, a 1/4 sample: each bin is
+ * resolved to about 8 %, where a significance test that is not on the
+ * estimated sum itself (loss against its error linearized at the estimate
+ * tests S^ - B at z |B / S^|, some 3 standard deviations for the Bonferroni z
+ * of 4.3) reports such tallies as losing many times too often. The false alarms must stay at the designed 1e-3 per tally: of T = 100 data
+ * sets at most 2 are flagged (Poisson of mean 0.1: more fails with probability
+ * 2e-4). */
+static void check_false_alarms(void) {
+    enum { T = 100 };
+    const int64_t bins = 1024, n = bins * 1024;
+    uint32_t* keys = malloc((size_t)n * sizeof *keys);
+    double* values = malloc((size_t)n * sizeof *values);
+    ASSERT_TRUE(keys && values);
+    int flagged = 0;
+    double zmax = 0.0;
+    for (int r = 0; r < T; ++r) {
+        rng_state = 0xD1B54A32D192ED03ull * (uint64_t)(r + 1);
+        mct_tally_t t = make_tally(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, bins);
+        ASSERT_EQ_I64(mct_tally_enable_rounding_loss(t, 2), MCT_STATUS_SUCCESS);
+        for (int64_t i = 0; i < n; ++i) {
+            keys[i] = (uint32_t)(uniform01() * (double)bins);
+            values[i] = exponential();
+        }
+        ASSERT_EQ_I64(mct_tally_add(t, keys, values, n), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(mct_tally_end_batch(t, n), MCT_STATUS_SUCCESS);
+        mct_rounding_loss_t info;
+        ASSERT_EQ_I64(mct_tally_rounding_loss(t, &info), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_I64(info.bins_estimated, bins);
+        flagged += info.significant;
+        if (info.worst_loss / info.worst_loss_err > zmax) zmax = info.worst_loss / info.worst_loss_err;
+        mct_tally_destroy(t);
+    }
+    free(keys), free(values);
+    printf("cpu atomic f64, %d lossless tallies of %lld bins: %d reported as losing (largest loss / err %.2f)\n", T,
+           (long long)bins, flagged, zmax);
+    ASSERT_TRUE(flagged <= 2);
+    puts("ok: false alarms");
+}
+
 /* The model against sequential sums in the tally's precision of R runs of n
  * simulated addends: the mean exact loss, with the standard error of that mean
  * and a model allowance of 1 % of the loss (the mean-field model leaves out the
@@ -233,10 +336,21 @@ static void check_predict_others(void) {
     puts("ok: predict, other methods and types");
 }
 
+/* The emulation's OS threads for this thread's launches (mctally/emu/mct_emu.h, a
+ * C++ header): the emulated device's SM count, which sizes the add kernels'
+ * grids and so which thread adds which value. */
+int mct_emu_set_threads(int n);
+
 int main(int argc, char** argv) {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    /* The emulated sampling is reproducible for a given launch shape; one
+     * emulated device on every machine makes the sampled subsets, and so each
+     * statistical check's draw, the same everywhere. */
+    mct_emu_set_threads(4);
     check_bad_input();
     check_predict_others();
+    check_emulated_sampling();
+    check_false_alarms();
     check_predict(INT64_C(1) << 24, 1.0, 8);
     check_predict(INT64_C(1) << 25, 1.0, 4);
     check_predict(INT64_C(1) << 25, 0.5, 4);
