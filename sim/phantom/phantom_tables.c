@@ -113,12 +113,15 @@ static void brems(double t, double srad, double kcut, double* sigma, double* sof
     *soft = norm * brems_g_integral(kcut, etot);
 }
 
-/* Inverse first transport mean free path (1/cm) of an electron of kinetic
- * energy t in water: screened Rutherford (Wentzel) cross sections of H and O,
+/* Inverse first (order 1) or second (order 2) transport mean free path
+ * (1/cm) of an electron of kinetic energy t in water, from the screened
+ * Rutherford (Wentzel) cross sections of H and O:
  * sigma1 = 2 pi Z(Z+1) re^2 (mc^2/(beta c p))^2 [ln(1 + 1/eta) - 1/(1 + eta)],
+ * sigma2 = integral of (1 - P2(cos)) dsigma
+ *        = 6 pi Z(Z+1) re^2 (mc^2/(beta c p))^2 [(1 + 2 eta) ln(1 + 1/eta) - 2],
  * with Moliere's screening parameter
  * eta = 1/4 (alpha Z^(1/3) mc^2 / (0.885 p c))^2 (1.13 + 3.76 (alpha Z / beta)^2). */
-static double inv_lambda1(double t) {
+static double inv_lambda(double t, int order) {
     const double alpha = 7.2973525693e-3, molecules_per_g = 6.02214076e23 / 18.01528;
     const double pc2 = t * (t + 2.0 * PH_MEC2), bcp = pc2 / (t + PH_MEC2), beta2 = pc2 / ((t + PH_MEC2) * (t + PH_MEC2));
     const double z[2] = {1.0, 8.0}, atoms[2] = {2.0, 1.0};
@@ -126,29 +129,13 @@ static double inv_lambda1(double t) {
     for (int i = 0; i < 2; ++i) {
         const double a = alpha * cbrt(z[i]) * PH_MEC2 / (0.885 * sqrt(pc2));
         const double eta = 0.25 * a * a * (1.13 + 3.76 * alpha * alpha * z[i] * z[i] / beta2);
-        const double sigma1 = 2.0 * MCT_PHANTOM_PI * z[i] * (z[i] + 1.0) * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM *
-                              (PH_MEC2 / bcp) * (PH_MEC2 / bcp) * (log(1.0 + 1.0 / eta) - 1.0 / (1.0 + eta));
-        sum += atoms[i] * sigma1;
+        const double shape = order == 1 ? log(1.0 + 1.0 / eta) - 1.0 / (1.0 + eta)
+                                        : (1.0 + 2.0 * eta) * log1p(1.0 / eta) - 2.0;
+        const double sigma = (order == 1 ? 2.0 : 6.0) * MCT_PHANTOM_PI * z[i] * (z[i] + 1.0) * MCT_PHANTOM_RE_CM *
+                             MCT_PHANTOM_RE_CM * (PH_MEC2 / bcp) * (PH_MEC2 / bcp) * shape;
+        sum += atoms[i] * sigma;
     }
     return molecules_per_g * sum; /* x 1 g/cm3 */
-}
-
-/* Inverse second transport mean free path (1/cm), same cross sections:
- * sigma2 = integral of (1 - P2(cos)) dsigma
- *        = 6 pi Z(Z+1) re^2 (mc^2/(beta c p))^2 [(1 + 2 eta) ln(1 + 1/eta) - 2]. */
-static double inv_lambda2(double t) {
-    const double alpha = 7.2973525693e-3, molecules_per_g = 6.02214076e23 / 18.01528;
-    const double pc2 = t * (t + 2.0 * PH_MEC2), bcp = pc2 / (t + PH_MEC2), beta2 = pc2 / ((t + PH_MEC2) * (t + PH_MEC2));
-    const double z[2] = {1.0, 8.0}, atoms[2] = {2.0, 1.0};
-    double sum = 0.0;
-    for (int i = 0; i < 2; ++i) {
-        const double a = alpha * cbrt(z[i]) * PH_MEC2 / (0.885 * sqrt(pc2));
-        const double eta = 0.25 * a * a * (1.13 + 3.76 * alpha * alpha * z[i] * z[i] / beta2);
-        const double sigma2 = 6.0 * MCT_PHANTOM_PI * z[i] * (z[i] + 1.0) * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM *
-                              (PH_MEC2 / bcp) * (PH_MEC2 / bcp) * ((1.0 + 2.0 * eta) * log1p(1.0 / eta) - 2.0);
-        sum += atoms[i] * sigma2;
-    }
-    return molecules_per_g * sum;
 }
 
 /* ---- The Wentzel law of the multiple-scattering sampler ------------------ *
@@ -247,8 +234,8 @@ static void build_electron(sim_phantom_tables_t* t, thresholds_t th) {
         brems(e, estar(ESTAR_RAD, e), th.kcut, &sb, &soft);
         table(t, MCT_PH_T_SIG_MOLLER)[i] = sm;
         table(t, MCT_PH_T_SIG_BREM)[i] = sb;
-        table(t, MCT_PH_T_INV_LAMBDA1)[i] = inv_lambda1(e);
-        table(t, MCT_PH_T_INV_LAMBDA2)[i] = inv_lambda2(e);
+        table(t, MCT_PH_T_INV_LAMBDA1)[i] = inv_lambda(e, 1);
+        table(t, MCT_PH_T_INV_LAMBDA2)[i] = inv_lambda(e, 2);
         const double f = e / s_cont(e, th);
         if (i == 0) {
             range[i] = estar(ESTAR_CSDA, e);
