@@ -170,26 +170,20 @@ physics_check() { # NAME INI ARGS...: a cuda run, its result checked and kept
 for b in e10 e20 g1.25 g6; do
   step "phantom_physics_$b" physics_check "$b" "examples/phantom_egsnrc_$b.ini" --histories "$PH_N" --batches 20
 done
-physics_steps() {
-  local files=""
-  for f in 0.01 0.02 0.04 0.08; do
-    sed "s/^particle = electron/particle = electron\nstep_fraction = $f/" examples/phantom_egsnrc_e10.ini >"/tmp/mct-physics-step-$f.ini"
-    physics_run "step_$f" "/tmp/mct-physics-step-$f.ini" --histories 4e5 --batches 20 || return 1
-    files="$files /tmp/mct-physics-step_$f/result.json"
+physics_sweep() { # CHECK INI FROM TO HISTORIES VALUES...: one run per value, the ini's line FROM
+  # replaced by TO with @ as the value, then check_phantom_physics.py CHECK over their results
+  local check=$1 ini=$2 from=$3 to=$4 n=$5 files=""; shift 5
+  for v in "$@"; do
+    sed "s/$from/${to//@/$v}/" "$ini" >"/tmp/mct-physics-$check-$v.ini"
+    physics_run "${check}_$v" "/tmp/mct-physics-$check-$v.ini" --histories "$n" --batches 20 || return 1
+    files="$files /tmp/mct-physics-${check}_$v/result.json"
   done
-  python3 tests/sim/check_phantom_physics.py steps $files
+  python3 tests/sim/check_phantom_physics.py "$check" $files
 }
-step phantom_physics_steps physics_steps
-physics_energies() {
-  local files=""
-  for e in 4 6 10 15 20 25; do
-    sed "s/^energy_MeV = 20/energy_MeV = $e/" examples/phantom_egsnrc_e20.ini >"/tmp/mct-physics-e$e.ini"
-    physics_run "e$e" "/tmp/mct-physics-e$e.ini" --histories 1e6 --batches 20 || return 1
-    files="$files /tmp/mct-physics-e$e/result.json"
-  done
-  python3 tests/sim/check_phantom_physics.py energies $files
-}
-step phantom_physics_energies physics_energies
+step phantom_physics_steps physics_sweep steps examples/phantom_egsnrc_e10.ini "^particle = electron" \
+  "particle = electron\nstep_fraction = @" 4e5 0.01 0.02 0.04 0.08
+step phantom_physics_energies physics_sweep energies examples/phantom_egsnrc_e20.ini "^energy_MeV = 20" \
+  "energy_MeV = @" 1e6 4 6 10 15 20 25
 physics_photons() {
   for e in 0.5 2 15; do
     sed "s/^energy_MeV = 6/energy_MeV = $e/" examples/phantom_egsnrc_g6.ini >"/tmp/mct-physics-g$e.ini"
@@ -197,16 +191,15 @@ physics_photons() {
   done
 }
 step phantom_physics_photons physics_photons
-step bench_phantom_physics env MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --methods atomic,block_reduce \
-  --out "$OUT/bench_phantom_physics.json"
-[ -f "$OUT/bench_phantom_physics.json" ] &&
-  python3 bench/phantom/table.py "$OUT/bench_phantom_physics.json" >"$OUT/bench_phantom_physics.md"
-# The same with Moller delta rays only above the electron cut-off (0.2 MeV): the transport the
-# earlier Table II figures were measured with, beside the validated default's.
-step bench_phantom_physics_delta02 env MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --methods atomic,block_reduce \
-  --delta-threshold 0.2 --out "$OUT/bench_phantom_physics_delta02.json"
-[ -f "$OUT/bench_phantom_physics_delta02.json" ] &&
-  python3 bench/phantom/table.py "$OUT/bench_phantom_physics_delta02.json" >"$OUT/bench_phantom_physics_delta02.md"
+bench_physics() { # SUFFIX ARGS...: bench phantom's Table II rows of atomic and block_reduce with ARGS
+  local json="$OUT/bench_phantom_physics$1.json"; shift
+  MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --methods atomic,block_reduce "$@" --out "$json" &&
+    python3 bench/phantom/table.py "$json" >"${json%.json}.md"
+}
+step bench_phantom_physics bench_physics ""
+# Moller delta rays only above the electron cut-off (0.2 MeV): the transport the earlier Table II
+# figures were measured with, beside the validated default's.
+step bench_phantom_physics_delta02 bench_physics _delta02 --delta-threshold 0.2
 fi
 # The PET problem (sim/pet) on the GPU: memcheck of its kernels, the same LOR file on cpu, emulated and
 # cuda, and the acceptances at large counts (Table 8.2's rings 70 and 99 within half its last digit and
