@@ -71,7 +71,7 @@ static void check_measure_batch_share(mct_backend_t b) {
     ASSERT_STATUS(mct_plan(&de, &est), MCT_STATUS_SUCCESS);
     ASSERT_EQ_I64(info.method, est.method);
     /* 2 % of a batch of 1e11 updates (~1e2 s) is well above the explicit
-     * budget, which then bounds it as before. */
+     * budget, which then bounds it. */
     d.adds_per_bin = 2e8;
     ASSERT_STATUS(mct_plan(&d, &info), MCT_STATUS_SUCCESS);
     ASSERT_EQ_I64(info.source, MCT_PLAN_SOURCE_MEASURE);
