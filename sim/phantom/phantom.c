@@ -20,6 +20,30 @@ void mct_phantom_params_init(mct_phantom_params_t* p) {
     p->particle = MCT_PHANTOM_ELECTRON;
 }
 
+void mct_phantom_grid(const mct_phantom_params_t* p, mct_phantom_grid_t* out) {
+    const mct_phantom_geometry_t* g = p->geometry;
+    if (g) {
+        *out = (mct_phantom_grid_t){g->nx, g->ny, g->nz, g->dx_cm, g->dy_cm, g->dz_cm};
+        return;
+    }
+    const double d = p->size_cm / p->voxels;
+    *out = (mct_phantom_grid_t){p->voxels, p->voxels, p->voxels, d, d, d};
+}
+
+int64_t mct_phantom_voxel_count(const mct_phantom_params_t* p) {
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    return (int64_t)g.nx * g.ny * g.nz;
+}
+
+void mct_phantom_geometry_free(mct_phantom_geometry_t* g) {
+    if (!g) return;
+    free(g->mat);
+    free(g->density);
+    free(g->storage);
+    memset(g, 0, sizeof *g);
+}
+
 #define PHANTOM_PARAM(type, field) #field, MCT_SIM_PARAM_##type, offsetof(mct_phantom_params_t, field)
 #define PHANTOM_FILE MCT_SIM_PARAM_FILE
 #define PHANTOM_OPEN (MCT_SIM_PARAM_FILE | MCT_SIM_PARAM_MIN_OPEN)

@@ -24,6 +24,7 @@
 #include "sim_checkpoint.h"
 #include "sim_params.h"
 #include "sim_deposit.h"
+#include "phantom_geometry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +45,17 @@ typedef enum {
 typedef enum {
     MCT_PHANTOM_MCS_TRANSPORT = 0 /**< the only model (the problem file's `mcs = transport`) */
 } mct_phantom_mcs_t;
+
+/** Where the histories start. */
+typedef enum {
+    MCT_PHANTOM_SOURCE_BEAM = 0, /**< a pencil beam at the centre of the z = 0 face, along +z */
+    /** The Fano test's source (Kawrakow 2000): particles of the beam's kind and
+     * energy born uniformly per unit mass over the whole phantom, in isotropic
+     * directions, with periodic faces (a particle leaving one face enters at the
+     * opposite one), so that the phantom is one cell of an infinite lattice and
+     * the dose in every voxel is the same, energy per history over total mass. */
+    MCT_PHANTOM_SOURCE_FANO = 1
+} mct_phantom_source_t;
 
 /** The default Moller threshold (MeV): the lowest energy of the electron
  * tables, next to EGSnrc's usual AE (10 keV kinetic). Delta rays this soft
@@ -67,6 +79,11 @@ typedef struct {
     double step_fraction;        /**< largest fractional energy loss per step (0.04), in [1e-3, 0.5] */
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
+    mct_phantom_source_t source; /**< the pencil beam (default) or the Fano test's source */
+    /** NULL: the homogeneous water cube of size_cm and voxels; else the voxels,
+     * materials and densities (phantom_geometry.h), which then set the grid
+     * (size_cm and voxels are not used). Owned by the caller. */
+    const mct_phantom_geometry_t* geometry;
     mct_sim_deposit_t deposit;   /**< GPU backends: direct adds, mct_deposit_buffer, or per method (auto, the default) */
     int64_t histories;           /**< >= batches */
     int64_t batches;             /**< >= 1 */
@@ -109,6 +126,12 @@ typedef struct {
     int64_t batches;
     int slabs;
 } mct_phantom_result_t;
+
+/** The grid p runs on: the geometry's, or the cube's (voxels per edge, size_cm / voxels). */
+void mct_phantom_grid(const mct_phantom_params_t* p, mct_phantom_grid_t* out);
+
+/** Voxels of p's grid, nx ny nz. */
+int64_t mct_phantom_voxel_count(const mct_phantom_params_t* p);
 
 /** Frees what mct_phantom_run allocated in a result; NULL fields are fine. */
 void mct_phantom_result_free(mct_phantom_result_t* r);

@@ -181,7 +181,8 @@ typedef struct {
 /* A choice is stored through an int. */
 _Static_assert(sizeof(mct_escape_launch_t) == sizeof(int) && sizeof(mct_tally_only_launch_t) == sizeof(int) &&
                    sizeof(mct_phantom_particle_t) == sizeof(int) && sizeof(mct_phantom_mcs_t) == sizeof(int) &&
-                   sizeof(mct_phantom_transport_t) == sizeof(int) && sizeof(mct_scatter_pattern_t) == sizeof(int) &&
+                   sizeof(mct_phantom_transport_t) == sizeof(int) && sizeof(mct_phantom_source_t) == sizeof(int) &&
+                   sizeof(mct_scatter_pattern_t) == sizeof(int) &&
                    sizeof(mct_scatter_check_t) == sizeof(int) && sizeof(mct_pet_source_t) == sizeof(int) &&
                    sizeof(mct_pet_index_t) == sizeof(int) && sizeof(mct_sim_deposit_t) == sizeof(int),
                "the problems' enumerations have the size of an int");
@@ -200,6 +201,8 @@ static const choice_key_t phantom_choices[] = {
      {MCT_PHANTOM_TRANSPORT_AUTO, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_TRANSPORT_F32}, NULL},
     {"deposit", offsetof(mct_phantom_params_t, deposit), {"auto", "direct", "buffered"},
      {MCT_SIM_DEPOSIT_AUTO, MCT_SIM_DEPOSIT_DIRECT, MCT_SIM_DEPOSIT_BUFFERED}, NULL},
+    {"source", offsetof(mct_phantom_params_t, source), {"beam", "fano"},
+     {MCT_PHANTOM_SOURCE_BEAM, MCT_PHANTOM_SOURCE_FANO}, NULL},
     {NULL, 0, {NULL}, {0}, NULL}};
 static const choice_key_t tally_only_choices[] = {
     {"launch", offsetof(mct_tally_only_params_t, launch), {"paper", "full"},
