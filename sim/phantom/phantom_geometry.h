@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mctally/mct_status.h"
 #include "phantom_materials.h"
 
 #ifdef __cplusplus
@@ -47,6 +48,104 @@ typedef struct {
     int nx, ny, nz;
     double dx_cm, dy_cm, dz_cm;
 } mct_phantom_grid_t;
+
+
+/** The most voxels of a geometry: the tally has one bin per voxel, and a
+ * tally's bins fit in a signed 32-bit count. */
+#define MCT_PHANTOM_MAX_VOXELS INT64_C(2147483647)
+
+/* ---- Builders (phantom_geometry.c) ------------------------------------------
+ * Each fills *out and returns SUCCESS, or returns INVALID_VALUE (bad input),
+ * IO_ERROR (a file that cannot be read), TOO_LARGE (more voxels or materials
+ * than fit) or OUT_OF_MEMORY with one line saying what is wrong in err (when
+ * err is not NULL) and *out zeroed: nothing is half built. Materials are
+ * named and looked up by name in `known` (count entries: the built-in ones
+ * and any a user loaded); the geometry keeps copies of those it uses, whose
+ * table pointers must outlive it. The builders leave out->storage NULL: a
+ * caller whose materials' tables it allocated may hand them over there. */
+
+/** A cube of n^3 voxels of one material at one density, size_cm on each edge. */
+mct_status_t mct_phantom_geometry_cube(int n, double size_cm, const char* material, double density_g_cm3,
+                                       const mct_phantom_material_t* known, int count, mct_phantom_geometry_t* out,
+                                       char* err, size_t errlen);
+
+/** One slab: its material, its density and its thickness along z. */
+typedef struct {
+    char material[32];
+    double density_g_cm3;
+    double thickness_cm;
+} mct_phantom_slab_t;
+
+/** Slabs along z, the first at the front face: n x n voxels laterally over
+ * lateral_cm, and in depth voxels of dz_cm, each slab a whole number of them
+ * (its thickness / dz_cm within 1e-9 of an integer, relatively). */
+mct_status_t mct_phantom_geometry_slabs(const mct_phantom_slab_t* slabs, int nslabs, int n, double lateral_cm,
+                                        double dz_cm, const mct_phantom_material_t* known, int count,
+                                        mct_phantom_geometry_t* out, char* err, size_t errlen);
+
+/** A segment of a Hounsfield-unit calibration: HU in [hu_lo, hu_hi) (the last
+ * segment's hu_hi included) is `material` at a density linear in HU from
+ * density_lo (at hu_lo) to density_hi (at hu_hi). */
+typedef struct {
+    double hu_lo, hu_hi;
+    char material[32];
+    double density_lo, density_hi;
+} mct_phantom_hu_segment_t;
+
+#define MCT_PHANTOM_MAX_HU_SEGMENTS 64
+
+/** A calibration: segments in rising HU, not overlapping (gaps are HU outside the table). */
+typedef struct {
+    int segments;
+    mct_phantom_hu_segment_t segment[MCT_PHANTOM_MAX_HU_SEGMENTS];
+} mct_phantom_calibration_t;
+
+/** The default calibration: the default CT ramp of DOSXYZnrc's ctcreate
+ * (Walters, Kawrakow and Rogers, DOSXYZnrc Users Manual, NRCC Report
+ * PIRS-794), CT number = HU + 1000: air -1000 .. -950 HU (0.001 .. 0.044
+ * g/cm3), lung -950 .. -700 (0.044 .. 0.302), tissue -700 .. 125 (0.302 ..
+ * 1.101), bone 125 .. 2000 (1.101 .. 2.088). */
+void mct_phantom_calibration_default(mct_phantom_calibration_t* cal);
+
+/** Reads a calibration file: one segment a line, `hu_lo hu_hi material
+ * density_lo density_hi`, blanks between, `#` to the end of a line a
+ * comment. Densities > 0 and finite, hu_lo < hu_hi, segments rising and not
+ * overlapping; the materials are checked when an image is built. */
+mct_status_t mct_phantom_calibration_load(const char* path, mct_phantom_calibration_t* cal, char* err, size_t errlen);
+
+/** The segment (index) and density of one HU value; INVALID_VALUE when no segment holds it. */
+mct_status_t mct_phantom_calibration_lookup(const mct_phantom_calibration_t* cal, double hu, int* segment,
+                                            double* density_g_cm3);
+
+/** A MetaImage read whole: dims, spacing (mm) and the voxels as doubles (x fastest). */
+typedef struct {
+    int dims[3];
+    double spacing_mm[3];
+    double* voxel; /**< dims[0] dims[1] dims[2] values; free() it */
+} mct_phantom_image_t;
+
+/** Reads a 3-D MetaImage: a .mhd header with its data file (ElementDataFile,
+ * relative to the header's folder) or a .mha (ElementDataFile = LOCAL);
+ * ElementType MET_CHAR, MET_UCHAR, MET_SHORT, MET_USHORT, MET_INT, MET_UINT,
+ * MET_LONG_LONG, MET_ULONG_LONG, MET_FLOAT or MET_DOUBLE, either byte order
+ * (ElementByteOrderMSB / BinaryDataByteOrderMSB), one channel, not
+ * compressed; the data exactly the size the header gives (after HeaderSize
+ * bytes when given). */
+mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, char* err, size_t errlen);
+
+/** A geometry from a MetaImage of Hounsfield units through a calibration
+ * (NULL: the default): each voxel's material and density from its segment. */
+mct_status_t mct_phantom_geometry_hu_image(const char* path, const mct_phantom_calibration_t* cal,
+                                           const mct_phantom_material_t* known, int count,
+                                           mct_phantom_geometry_t* out, char* err, size_t errlen);
+
+/** A geometry from two MetaImages of the same dims and spacing: material
+ * indices (whole numbers 0 .. nnames - 1, index i naming names[i]) and
+ * densities (g/cm3). */
+mct_status_t mct_phantom_geometry_index_images(const char* index_path, const char* density_path,
+                                               const char* const* names, int nnames,
+                                               const mct_phantom_material_t* known, int count,
+                                               mct_phantom_geometry_t* out, char* err, size_t errlen);
 
 #ifdef __cplusplus
 }
