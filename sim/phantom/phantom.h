@@ -183,15 +183,17 @@ typedef struct {
     double value;          /**< grid[k] */
 } mct_phantom_voxel_t;
 
-/** The voxel of the largest value of an n^3 grid (x fastest; the first of
+/** The voxel of the largest value of p's grid, nx ny nz (x fastest; the first of
  * equal ones). NULL_POINTER, INVALID_VALUE for fewer than 1 voxel, or SUCCESS. */
 mct_status_t mct_phantom_max_voxel(const mct_phantom_params_t* p, const double* grid, mct_phantom_voxel_t* out);
 
-/** Dose (Gy per history) and its relative error from the tally's mean energy
- * per history (MeV) of each voxel, in place: mean_gy[k] = mean_mev[k] * 1.602176634e-13 / mass. */
+/** Dose to the medium (Gy per history) from the tally's mean energy per
+ * history (MeV) of each voxel (dose_gy may be mean_mev): mean_mev[k] *
+ * 1.602176634e-13 J/MeV / the voxel's mass, its density (the geometry's, or
+ * water's 1 g/cm3 in the cube) times dx dy dz. */
 void mct_phantom_dose_gy(const mct_phantom_params_t* p, const double* mean_mev, double* dose_gy, int64_t nbins);
 
-/** Laterally integrated depth dose: for each of the n depth slabs, the
+/** Laterally integrated depth dose: for each of the nz depth slabs (of dz), the
  * energy deposited in the whole slab per history (MeV), its standard error
  * (batch method on the slab sums, so the correlation between a slab's voxels
  * is included), and the slab's depth centre (cm). */
@@ -260,8 +262,8 @@ mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_
 /* The writers add their files to an output set (sim_output.h): nothing is in
  * place before the caller commits the set. IO_ERROR with set->error. */
 
-/** Writes a 3-D grid of doubles (n^3, x fastest) as MetaImage DIR/NAME.mhd +
- * DIR/NAME.raw (MET_DOUBLE, little-endian, spacing in mm, origin at the first
+/** Writes a 3-D grid of doubles (p's grid, nx x ny x nz, x fastest) as MetaImage DIR/NAME.mhd +
+ * DIR/NAME.raw (MET_DOUBLE, little-endian, spacing dx dy dz in mm, origin at the first
  * voxel's centre in mm with the beam entering at x = y = 0, z = 0). */
 mct_status_t mct_phantom_write_mhd(sim_out_set_t* set, const char* dir, const char* name, const mct_phantom_params_t* p,
                                    const double* grid);
@@ -274,6 +276,17 @@ mct_status_t mct_phantom_write_depth_csv(sim_out_set_t* set, const char* path, c
  * vertical lines (R50 red, Rp blue) and the 50 % level dotted. */
 mct_status_t mct_phantom_write_depth_png(sim_out_set_t* set, const char* path, const mct_phantom_depth_dose_t* dd,
                                          const mct_phantom_ranges_t* ranges);
+
+/** The picture of mct_phantom_write_slice_png for p's grid: its width and height in pixels. */
+void mct_phantom_slice_png_size(const mct_phantom_params_t* p, int* w, int* h);
+
+/** Paints the dose grid's central xz plane (y = 0, through the beam axis:
+ * the middle row of voxels, or the mean of the two beside it) as a PNG,
+ * depth to the right and x upwards at the grid's proportions, in a colour
+ * map from 0 to the plane's maximum with a colour bar, and, with a geometry,
+ * the boundaries between materials in white. */
+mct_status_t mct_phantom_write_slice_png(sim_out_set_t* set, const char* path, const mct_phantom_params_t* p,
+                                         const double* dose);
 
 /* ---- Reference values from the shipped tables (phantom_tables.c) ---------- */
 

@@ -15,26 +15,47 @@
 
 #define MEV_TO_J 1.602176634e-13
 
+/* Voxel edges and the half widths of the grid in mm, per axis; the cube's
+ * computed as 10 size_cm / n and 5 size_cm, as its files always were. */
+static void grid_mm(const mct_phantom_params_t* p, const mct_phantom_grid_t* g, double d_mm[3], double half_mm[3]) {
+    const int n[3] = {g->nx, g->ny, g->nz};
+    const double d[3] = {g->dx_cm, g->dy_cm, g->dz_cm};
+    for (int i = 0; i < 3; ++i) {
+        d_mm[i] = p->geometry ? 10.0 * d[i] : 10.0 * p->size_cm / p->voxels;
+        half_mm[i] = p->geometry ? 5.0 * n[i] * d[i] : 5.0 * p->size_cm;
+    }
+}
+
 void mct_phantom_dose_gy(const mct_phantom_params_t* p, const double* mean_mev, double* dose_gy, int64_t nbins) {
-    const double dx = p->size_cm / p->voxels;
-    const double mass_kg = dx * dx * dx * 1.0e-3; /* water, 1 g/cm3 */
-    for (int64_t k = 0; k < nbins; ++k) dose_gy[k] = mean_mev[k] * MEV_TO_J / mass_kg;
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    const double volume_cm3 = g.dx_cm * g.dy_cm * g.dz_cm;
+    const float* density = p->geometry ? p->geometry->density : NULL;
+    /* Dose to the medium: each voxel's energy over its own mass; the cube is water at 1 g/cm3. */
+    for (int64_t k = 0; k < nbins; ++k) {
+        const double mass_kg = (density ? (double)density[k] : 1.0) * volume_cm3 * 1.0e-3;
+        dose_gy[k] = mean_mev[k] * MEV_TO_J / mass_kg;
+    }
 }
 
 mct_status_t mct_phantom_max_voxel(const mct_phantom_params_t* p, const double* grid, mct_phantom_voxel_t* out) {
     if (!p || !grid || !out) return MCT_STATUS_NULL_POINTER;
-    if (p->voxels < 1) return MCT_STATUS_INVALID_VALUE;
-    const int64_t n = p->voxels, bins = n * n * n;
+    if (!p->geometry && p->voxels < 1) return MCT_STATUS_INVALID_VALUE;
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    if (g.nx < 1 || g.ny < 1 || g.nz < 1) return MCT_STATUS_INVALID_VALUE;
+    const int64_t bins = (int64_t)g.nx * g.ny * g.nz;
     int64_t k = 0;
     for (int64_t i = 1; i < bins; ++i)
         if (grid[i] > grid[k]) k = i;
-    const int64_t ix = k % n, iy = k / n % n, iz = k / (n * n);
-    const double dx_mm = 10.0 * p->size_cm / n;
+    const int64_t ix = k % g.nx, iy = k / g.nx % g.ny, iz = k / ((int64_t)g.nx * g.ny);
     out->voxel = k;
     out->index[0] = ix, out->index[1] = iy, out->index[2] = iz;
-    out->center_mm[0] = -5.0 * p->size_cm + (ix + 0.5) * dx_mm;
-    out->center_mm[1] = -5.0 * p->size_cm + (iy + 0.5) * dx_mm;
-    out->center_mm[2] = (iz + 0.5) * dx_mm;
+    double d_mm[3], half_mm[3];
+    grid_mm(p, &g, d_mm, half_mm);
+    out->center_mm[0] = -half_mm[0] + (ix + 0.5) * d_mm[0];
+    out->center_mm[1] = -half_mm[1] + (iy + 0.5) * d_mm[1];
+    out->center_mm[2] = (iz + 0.5) * d_mm[2];
     out->value = grid[k];
     return MCT_STATUS_SUCCESS;
 }
@@ -52,7 +73,9 @@ void mct_phantom_depth_dose_free(mct_phantom_depth_dose_t* dd) {
 mct_status_t mct_phantom_depth_dose(const mct_phantom_params_t* p, const mct_phantom_result_t* r,
                                     mct_phantom_depth_dose_t* out) {
     if (!p || !r || !out) return MCT_STATUS_NULL_POINTER;
-    if (!r->slab_batch_mev || r->slabs != p->voxels || r->batches < 1) return MCT_STATUS_INVALID_STATE;
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    if (!r->slab_batch_mev || r->slabs != g.nz || r->batches < 1) return MCT_STATUS_INVALID_STATE;
     const int n = r->slabs;
     const int64_t nb = r->batches;
     out->n = n;
@@ -65,7 +88,7 @@ mct_status_t mct_phantom_depth_dose(const mct_phantom_params_t* p, const mct_pha
     }
     double total = 0.0;
     for (int64_t b = 0; b < nb; ++b) total += (double)r->batch_histories[b];
-    const double dz = p->size_cm / n;
+    const double dz = g.dz_cm;
     for (int z = 0; z < n; ++z) {
         double sum = 0.0;
         for (int64_t b = 0; b < nb; ++b) sum += r->slab_batch_mev[b * n + z];
@@ -164,13 +187,14 @@ mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_
 
 mct_status_t mct_phantom_write_mhd(sim_out_set_t* set, const char* dir, const char* name, const mct_phantom_params_t* p,
                                    const double* grid) {
-    const int n = p->voxels;
-    const double dx_mm = 10.0 * p->size_cm / n;
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    const int dims[3] = {g.nx, g.ny, g.nz};
+    double spacing[3], half_mm[3];
+    grid_mm(p, &g, spacing, half_mm);
     /* Offset: the centre of the first voxel, with the beam's entry point at
      * (0, 0, 0) on the front face. */
-    const double x0 = -5.0 * p->size_cm + 0.5 * dx_mm;
-    const int dims[3] = {n, n, n};
-    const double spacing[3] = {dx_mm, dx_mm, dx_mm}, origin[3] = {x0, x0, 0.5 * dx_mm};
+    const double origin[3] = {-half_mm[0] + 0.5 * spacing[0], -half_mm[1] + 0.5 * spacing[1], 0.5 * spacing[2]};
     return sim_mhd_write(set, dir, name, dims, spacing, origin, 1, grid);
 }
 
@@ -230,7 +254,8 @@ static const struct {
     {'s', {0, 0, 14, 16, 14, 1, 30}},    {'t', {8, 8, 28, 8, 8, 9, 6}},    {'v', {0, 0, 17, 17, 17, 10, 4}},
     {'n', {0, 0, 22, 25, 17, 17, 17}},   {'g', {0, 15, 17, 17, 15, 1, 14}}, {'y', {0, 0, 17, 17, 15, 1, 14}},
     {'k', {16, 16, 18, 20, 24, 20, 18}}, {',', {0, 0, 0, 0, 12, 4, 8}},    {'-', {0, 0, 0, 31, 0, 0, 0}},
-    {'/', {1, 1, 2, 4, 8, 16, 16}},      {'+', {0, 4, 4, 31, 4, 4, 0}},
+    {'/', {1, 1, 2, 4, 8, 16, 16}},      {'+', {0, 4, 4, 31, 4, 4, 0}},   {'x', {0, 0, 17, 10, 4, 10, 17}},
+    {'f', {6, 9, 8, 28, 8, 8, 8}},       {'b', {16, 16, 22, 25, 17, 17, 30}}, {'u', {0, 0, 17, 17, 17, 19, 13}},
 };
 
 /* Draws text at (x, y) (top left), each font pixel as a s x s square. */
@@ -312,6 +337,153 @@ mct_status_t mct_phantom_write_depth_png(sim_out_set_t* set, const char* path, c
     if (dd->n == 1) text(&c, PX(dd->depth_cm[0]) - 3, PY(1.0) - 3, "+", black, 1);
 #undef PX
 #undef PY
+    mct_status_t st = write_png(set, path, &c);
+    free(c.rgb);
+    return st;
+}
+
+/* ---- Dose slice -------------------------------------------------------------- */
+
+/* The picture's frame: the plot's pixels per cm and its margins. */
+#define SLICE_PLOT_PX 720
+#define SLICE_LEFT 80
+#define SLICE_RIGHT 130
+#define SLICE_TOP 50
+#define SLICE_BOTTOM 70
+
+/* The plot's size in pixels: the longer of depth (nz dz) and width (nx dx)
+ * on SLICE_PLOT_PX pixels, the other to the same scale (at least 40). */
+static void slice_plot(const mct_phantom_grid_t* g, int* pw, int* ph, double* px_per_cm) {
+    const double lz = g->nz * g->dz_cm, lx = g->nx * g->dx_cm;
+    const double s = SLICE_PLOT_PX / (lz > lx ? lz : lx);
+    *pw = (int)lround(lz * s), *ph = (int)lround(lx * s);
+    if (*pw < 40) *pw = 40;
+    if (*ph < 40) *ph = 40;
+    *px_per_cm = s;
+}
+
+void mct_phantom_slice_png_size(const mct_phantom_params_t* p, int* w, int* h) {
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    int pw, ph;
+    double s;
+    slice_plot(&g, &pw, &ph, &s);
+    *w = SLICE_LEFT + pw + SLICE_RIGHT;
+    *h = SLICE_TOP + ph + SLICE_BOTTOM;
+}
+
+/* A perceptually ordered colour map (dark violet to yellow, as viridis),
+ * linear between five stops; t in [0, 1]. */
+static void colour(double t, unsigned char out[3]) {
+    static const unsigned char stop[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+    if (!(t > 0.0)) t = 0.0;
+    if (t > 1.0) t = 1.0;
+    const double x = t * 4.0;
+    int i = (int)x;
+    if (i > 3) i = 3;
+    const double f = x - i;
+    for (int c = 0; c < 3; ++c) out[c] = (unsigned char)lround(stop[i][c] + f * (stop[i + 1][c] - stop[i][c]));
+}
+
+/* A tick spacing of 1, 2 or 5 times a power of ten giving at most about 8 ticks over len. */
+static double tick_step(double len) {
+    const double raw = len / 8.0, p10 = pow(10.0, floor(log10(raw)));
+    return raw <= p10 ? p10 : raw <= 2.0 * p10 ? 2.0 * p10 : raw <= 5.0 * p10 ? 5.0 * p10 : 10.0 * p10;
+}
+
+mct_status_t mct_phantom_write_slice_png(sim_out_set_t* set, const char* path, const mct_phantom_params_t* p,
+                                         const double* dose) {
+    static const unsigned char black[3] = {0, 0, 0}, white[3] = {255, 255, 255};
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    int pw, ph;
+    double s;
+    slice_plot(&g, &pw, &ph, &s);
+    canvas_t c = {SLICE_LEFT + pw + SLICE_RIGHT, SLICE_TOP + ph + SLICE_BOTTOM, NULL};
+    c.rgb = malloc((size_t)c.w * c.h * 3);
+    double* plane = malloc((size_t)g.nx * g.nz * sizeof(double));
+    if (!c.rgb || !plane) {
+        free(c.rgb), free(plane);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    memset(c.rgb, 255, (size_t)c.w * c.h * 3);
+    /* The plane y = 0 through the beam axis: the middle row of voxels, or
+     * the mean of the two rows beside it when ny is even. */
+    const int64_t nxy = (int64_t)g.nx * g.ny;
+    const int y0 = (g.ny - 1) / 2, y1 = g.ny / 2;
+    double dmax = 0.0;
+    for (int iz = 0; iz < g.nz; ++iz)
+        for (int ix = 0; ix < g.nx; ++ix) {
+            const double v = 0.5 * (dose[iz * nxy + (int64_t)y0 * g.nx + ix] + dose[iz * nxy + (int64_t)y1 * g.nx + ix]);
+            plane[(int64_t)iz * g.nx + ix] = v;
+            if (v > dmax) dmax = v;
+        }
+    const uint8_t* mat = p->geometry ? p->geometry->mat : NULL;
+    /* Depth runs to the right, x upwards (the top row is the largest x). */
+    int* col_z = malloc((size_t)pw * sizeof(int));
+    int* row_x = malloc((size_t)ph * sizeof(int));
+    if (!col_z || !row_x) {
+        free(c.rgb), free(plane), free(col_z), free(row_x);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < pw; ++i) {
+        const int iz = (int)((i + 0.5) / pw * g.nz);
+        col_z[i] = iz < g.nz ? iz : g.nz - 1;
+    }
+    for (int j = 0; j < ph; ++j) {
+        const int ix = g.nx - 1 - (int)((j + 0.5) / ph * g.nx);
+        row_x[j] = ix < 0 ? 0 : ix;
+    }
+    for (int j = 0; j < ph; ++j)
+        for (int i = 0; i < pw; ++i) {
+            const int iz = col_z[i], ix = row_x[j];
+            unsigned char rgb[3];
+            colour(dmax > 0.0 ? plane[(int64_t)iz * g.nx + ix] / dmax : 0.0, rgb);
+            /* Material boundaries: a white pixel where the next pixel right or
+             * below lies in a voxel of another material (of the row y0). */
+            if (mat) {
+                const uint8_t m = mat[iz * nxy + (int64_t)y0 * g.nx + ix];
+                const int right = i + 1 < pw && mat[col_z[i + 1] * nxy + (int64_t)y0 * g.nx + ix] != m;
+                const int below = j + 1 < ph && mat[iz * nxy + (int64_t)y0 * g.nx + row_x[j + 1]] != m;
+                if (right || below) memcpy(rgb, white, 3);
+            }
+            put(&c, SLICE_LEFT + i, SLICE_TOP + j, rgb);
+        }
+    free(plane), free(col_z), free(row_x);
+
+    /* Frame, ticks and labels. */
+    const int x0 = SLICE_LEFT, x1 = SLICE_LEFT + pw, yt = SLICE_TOP, yb = SLICE_TOP + ph;
+    line(&c, x0 - 1, yt - 1, x1, yt - 1, black, 0);
+    line(&c, x0 - 1, yb, x1, yb, black, 0);
+    line(&c, x0 - 1, yt - 1, x0 - 1, yb, black, 0);
+    line(&c, x1, yt - 1, x1, yb, black, 0);
+    char label[48];
+    const double lz = g.nz * g.dz_cm, hx = 0.5 * g.nx * g.dx_cm;
+    const double sz = tick_step(lz), sx = tick_step(2.0 * hx);
+    for (double z = 0.0; z <= lz * (1.0 + 1e-9); z += sz) {
+        const int x = x0 + (int)lround(z / lz * pw);
+        line(&c, x, yb, x, yb + 6, black, 0);
+        snprintf(label, sizeof label, "%g", z);
+        text(&c, x - 6 * (int)strlen(label), yb + 12, label, black, 2);
+    }
+    for (double xv = -floor(hx / sx) * sx; xv <= hx * (1.0 + 1e-9); xv += sx) {
+        const int y = yt + (int)lround((hx - xv) / (2.0 * hx) * ph);
+        line(&c, x0 - 7, y, x0 - 1, y, black, 0);
+        snprintf(label, sizeof label, "%g", fabs(xv) < 1e-9 * sx ? 0.0 : xv);
+        text(&c, x0 - 12 - 12 * (int)strlen(label), y - 7, label, black, 2);
+    }
+    text(&c, x0 + pw / 2 - 60, c.h - 28, "depth (cm)", black, 2);
+    text(&c, 8, 14, "x (cm)", black, 2);
+    text(&c, x0 + 120, 14, "dose (% of max), plane y = 0", black, 2);
+    /* Colour bar: 0 at the bottom, 100 % at the top. */
+    const int bx = x1 + 30;
+    for (int j = 0; j < ph; ++j) {
+        unsigned char rgb[3];
+        colour(1.0 - (j + 0.5) / ph, rgb);
+        for (int i = 0; i < 20; ++i) put(&c, bx + i, yt + j, rgb);
+    }
+    text(&c, bx + 26, yt, "100", black, 2);
+    text(&c, bx + 26, yb - 14, "0", black, 2);
     mct_status_t st = write_png(set, path, &c);
     free(c.rgb);
     return st;
