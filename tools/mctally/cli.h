@@ -17,6 +17,28 @@
 #include "cli_flags.h"
 #include "mctally/mct.h"
 
+/** The [phantom] section's geometry keys (cli_geometry.c builds from them). */
+typedef enum { MCT_CLI_GEOMETRY_CUBE = 0, MCT_CLI_GEOMETRY_SLABS = 1, MCT_CLI_GEOMETRY_IMAGE = 2 } mct_cli_geometry_kind_t;
+
+/** The most slabs of a problem file (over all its `slabs` lines). */
+#define MCT_CLI_MAX_SLABS 64
+
+typedef struct {
+    mct_cli_geometry_kind_t kind;  /* geometry = cube | slabs | image */
+    unsigned given;                /* the keys the file gave (bit per key, cli_config.c) */
+    char material[32];             /* cube: the material (water) */
+    double density;                /* cube: g/cm3; 0: the material's nominal density */
+    int nslabs;
+    mct_phantom_slab_t slab[MCT_CLI_MAX_SLABS]; /* slabs: front to back */
+    double depth_voxel_cm;         /* slabs: dz (0.1) */
+    char image[4096];              /* image: HU, or material indices with density_image; resolved path */
+    char density_image[4096];      /* image: densities (g/cm3); "" none */
+    int nimage_materials;          /* image with density_image: the names of indices 0, 1, ... */
+    char image_materials[MCT_PHANTOM_MAX_MATERIALS][32];
+    char calibration[4096];        /* image: HU table file; "" the default */
+    char materials[4096];          /* a material list file; "" none */
+} mct_cli_geometry_t;
+
 /** A problem file after parsing, before command-line overrides. */
 typedef struct {
     char type[32];
@@ -30,6 +52,7 @@ typedef struct {
     char wisdom[4096];             /* wisdom file; "" none */
     mct_escape_params_t escape;
     mct_phantom_params_t phantom;
+    mct_cli_geometry_t phantom_geometry;
     mct_tally_only_params_t tally_only;
     mct_scatter_params_t scatter;
     mct_pet_params_t pet;
@@ -128,7 +151,15 @@ typedef struct {
     int reduce;              /* --reduce: 0 auto, 1 host, 2 nccl (mct_dist_transport_t) */
     mct_pet_index_t pet_index; /* pet: the LOR index the tally was made for (mct_cli_pet_create) */
     char pet_index_note[256];  /* pet: why, when `auto` did not give the full map */
+    mct_phantom_geometry_t geometry; /* phantom: what cfg.phantom_geometry built (cfg.phantom.geometry points here) */
 } mct_cli_run_args_t;
+
+/** Builds a phantom run's geometry from cfg.phantom_geometry into a->geometry
+ * and points cfg.phantom.geometry at it (NULL for the water cube at 1 g/cm3,
+ * the homogeneous path); 1 after a message ("phantom: ..."). Nothing is
+ * written. mct_cli_geometry_free releases it. */
+int mct_cli_geometry_build(mct_cli_run_args_t* a);
+void mct_cli_geometry_free(mct_cli_run_args_t* a);
 
 /** Parses `run`'s arguments (after the command), reads the problem file and
  * checks the output directory: 0, 1 after a message, 2 after --help. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file cli_config.c  Problem files (INI, read with inih): keys, defaults and
  * validation, one clear message for the first problem found. */
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -21,8 +22,9 @@ typedef struct {
     size_t len, pos;  /* its length; where the next line starts */
     int lineno;       /* of the line read last */
     int error_line;   /* of the first error; its message in error */
-    char error[512];
+    char error[1024];
     int have_type;
+    char dir[4096]; /* the problem file's folder, "" for the current one: relative paths start there */
 } load_ctx_t;
 
 /* Records an error of the line just read; returns NULL (the reader's stop). */
@@ -266,11 +268,169 @@ static int pet_shape(load_ctx_t* c, const char* key, const char* value, void* pa
     return 1;
 }
 
+
+/* [phantom] geometry keys (mct_cli_geometry_t): the bits of `given`. */
+enum {
+    GEO_KIND = 1u << 0, GEO_MATERIAL = 1u << 1, GEO_DENSITY = 1u << 2, GEO_SLABS = 1u << 3, GEO_DEPTH = 1u << 4,
+    GEO_IMAGE = 1u << 5, GEO_DENSITY_IMAGE = 1u << 6, GEO_IMAGE_MATERIALS = 1u << 7, GEO_CALIBRATION = 1u << 8,
+    GEO_MATERIALS = 1u << 9
+};
+#define GEO_KEYS "geometry, material, density, slabs, depth_voxel_cm, image, density_image, image_materials, calibration, materials"
+
+/* A material name: letters, digits, '_' and '-', 1 .. 31 of them. */
+static int material_name_ok(const char* s, size_t n) {
+    if (n == 0 || n > 31) return 0;
+    for (size_t i = 0; i < n; ++i)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '-')) return 0;
+    return 1;
+}
+
+/* A file key's value: the path, relative ones from the problem file's folder. */
+static int geo_path(load_ctx_t* c, const char* key, const char* value, char* out, size_t size) {
+    if (!value[0]) return fail(c, "phantom", key, value, "expected a file name");
+    const int n = value[0] == '/' || !c->dir[0] ? snprintf(out, size, "%s", value)
+                                                : snprintf(out, size, "%s/%s", c->dir, value);
+    if (n < 0 || (size_t)n >= size) return fail(c, "phantom", key, value, "file name too long");
+    return 1;
+}
+
+/* `slabs = material density thickness_cm; ...`: slabs front to back, each
+ * line adding to those before. */
+static int geo_slabs(load_ctx_t* c, mct_cli_geometry_t* g, const char* key, const char* value) {
+    const char* why = "expected slabs 'material density_g_cm3 thickness_cm', separated by ';'";
+    const char* at = value;
+    int added = 0;
+    while (*at) {
+        const size_t len = strcspn(at, ";");
+        char item[MCT_CLI_INI_MAX_LINE + 1], *w[4];
+        snprintf(item, sizeof item, "%.*s", (int)len, at);
+        at += len + (at[len] == ';');
+        int n = 0;
+        for (char* t = strtok(item, " \t"); t; t = strtok(NULL, " \t")) {
+            if (n == 3) return fail(c, "phantom", key, value, why);
+            w[n++] = t;
+        }
+        if (n == 0 && !*at && added) break; /* a ';' closing the line */
+        if (n != 3) return fail(c, "phantom", key, value, why);
+        if (!material_name_ok(w[0], strlen(w[0])))
+            return fail(c, "phantom", key, value, "a material name is 1 to 31 letters, digits, '_' or '-'");
+        double d, t;
+        if (mct_cli_parse_f64(w[1], -HUGE_VAL, &d) || !(d > 0.0))
+            return fail(c, "phantom", key, value, "a slab's density (g/cm3) must be a decimal number > 0");
+        if (mct_cli_parse_f64(w[2], -HUGE_VAL, &t) || !(t > 0.0))
+            return fail(c, "phantom", key, value, "a slab's thickness (cm) must be a decimal number > 0");
+        if (g->nslabs == MCT_CLI_MAX_SLABS) return fail(c, "phantom", key, value, "more than 64 slabs");
+        mct_phantom_slab_t* s = &g->slab[g->nslabs++];
+        snprintf(s->material, sizeof s->material, "%s", w[0]);
+        s->density_g_cm3 = d;
+        s->thickness_cm = t;
+        ++added;
+    }
+    if (!added) return fail(c, "phantom", key, value, why);
+    return 1;
+}
+
+/* The [phantom] keys of the geometry: 1 when stored, 0 after a message, -1 for another key. */
+static int phantom_geometry_key(load_ctx_t* c, const char* key, const char* value, void* params) {
+    (void)params;
+    mct_cli_geometry_t* g = &c->cfg->phantom_geometry;
+    unsigned bit;
+    if (!strcmp(key, "geometry")) {
+        bit = GEO_KIND;
+        if (!strcmp(value, "cube")) g->kind = MCT_CLI_GEOMETRY_CUBE;
+        else if (!strcmp(value, "slabs")) g->kind = MCT_CLI_GEOMETRY_SLABS;
+        else if (!strcmp(value, "image")) g->kind = MCT_CLI_GEOMETRY_IMAGE;
+        else return fail(c, "phantom", key, value, "expected cube, slabs or image");
+    } else if (!strcmp(key, "material")) {
+        bit = GEO_MATERIAL;
+        if (!material_name_ok(value, strlen(value)))
+            return fail(c, "phantom", key, value, "a material name is 1 to 31 letters, digits, '_' or '-'");
+        snprintf(g->material, sizeof g->material, "%s", value);
+    } else if (!strcmp(key, "density")) {
+        bit = GEO_DENSITY;
+        if (mct_cli_parse_f64(value, -HUGE_VAL, &g->density) || !(g->density > 0.0))
+            return fail(c, "phantom", key, value, "expected a density in g/cm3, a decimal number > 0");
+    } else if (!strcmp(key, "slabs")) {
+        bit = GEO_SLABS;
+        if (!geo_slabs(c, g, key, value)) return 0;
+    } else if (!strcmp(key, "depth_voxel_cm")) {
+        bit = GEO_DEPTH;
+        if (mct_cli_parse_f64(value, -HUGE_VAL, &g->depth_voxel_cm) || !(g->depth_voxel_cm > 0.0))
+            return fail(c, "phantom", key, value, "expected a depth voxel in cm, a decimal number > 0");
+    } else if (!strcmp(key, "image")) {
+        bit = GEO_IMAGE;
+        if (!geo_path(c, key, value, g->image, sizeof g->image)) return 0;
+    } else if (!strcmp(key, "density_image")) {
+        bit = GEO_DENSITY_IMAGE;
+        if (!geo_path(c, key, value, g->density_image, sizeof g->density_image)) return 0;
+    } else if (!strcmp(key, "calibration")) {
+        bit = GEO_CALIBRATION;
+        if (!geo_path(c, key, value, g->calibration, sizeof g->calibration)) return 0;
+    } else if (!strcmp(key, "materials")) {
+        bit = GEO_MATERIALS;
+        if (!geo_path(c, key, value, g->materials, sizeof g->materials)) return 0;
+    } else if (!strcmp(key, "image_materials")) {
+        bit = GEO_IMAGE_MATERIALS;
+        g->nimage_materials = 0;
+        for (const char* at = value + strspn(value, " \t,"); *at; at += strspn(at, " \t,")) {
+            const size_t len = strcspn(at, " \t,");
+            if (!material_name_ok(at, len))
+                return fail(c, "phantom", key, value, "a material name is 1 to 31 letters, digits, '_' or '-'");
+            if (g->nimage_materials == MCT_PHANTOM_MAX_MATERIALS)
+                return fail(c, "phantom", key, value, "more than 16 materials");
+            snprintf(g->image_materials[g->nimage_materials++], sizeof g->image_materials[0], "%.*s", (int)len, at);
+            at += len;
+        }
+        if (!g->nimage_materials)
+            return fail(c, "phantom", key, value, "expected the materials of indices 0, 1, ... (names separated by blanks or ',')");
+    } else {
+        return -1;
+    }
+    if ((g->given & bit) && bit != GEO_SLABS) return fail(c, "phantom", key, value, "given twice");
+    g->given |= bit;
+    return 1;
+}
+
+/* The geometry keys that go together; 0, or 1 after a message. */
+static int check_geometry(const char* name, const mct_cli_geometry_t* g) {
+    static const struct {
+        unsigned bit;
+        const char* key;
+        unsigned kinds; /* bit per mct_cli_geometry_kind_t it serves */
+    } keys[] = {
+        {GEO_MATERIAL, "material", 1u << MCT_CLI_GEOMETRY_CUBE},
+        {GEO_DENSITY, "density", 1u << MCT_CLI_GEOMETRY_CUBE},
+        {GEO_SLABS, "slabs", 1u << MCT_CLI_GEOMETRY_SLABS},
+        {GEO_DEPTH, "depth_voxel_cm", 1u << MCT_CLI_GEOMETRY_SLABS},
+        {GEO_IMAGE, "image", 1u << MCT_CLI_GEOMETRY_IMAGE},
+        {GEO_DENSITY_IMAGE, "density_image", 1u << MCT_CLI_GEOMETRY_IMAGE},
+        {GEO_IMAGE_MATERIALS, "image_materials", 1u << MCT_CLI_GEOMETRY_IMAGE},
+        {GEO_CALIBRATION, "calibration", 1u << MCT_CLI_GEOMETRY_IMAGE},
+    };
+    static const char* const kind[] = {"cube", "slabs", "image"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
+        if ((g->given & keys[i].bit) && !(keys[i].kinds & (1u << g->kind)))
+            return mct_cli_error("%s: [phantom] %s does not apply to geometry = %s", name, keys[i].key, kind[g->kind]);
+    if (g->kind == MCT_CLI_GEOMETRY_SLABS && !g->nslabs)
+        return mct_cli_error("%s: [phantom] geometry = slabs needs slabs = material density_g_cm3 thickness_cm; ...", name);
+    if (g->kind == MCT_CLI_GEOMETRY_IMAGE && !(g->given & GEO_IMAGE))
+        return mct_cli_error("%s: [phantom] geometry = image needs image = FILE.mhd", name);
+    const int pair = (g->given & GEO_DENSITY_IMAGE) != 0;
+    if (pair && (g->given & GEO_CALIBRATION))
+        return mct_cli_error("%s: [phantom] calibration maps Hounsfield units; with density_image the image holds "
+                             "material indices", name);
+    if (pair != ((g->given & GEO_IMAGE_MATERIALS) != 0))
+        return mct_cli_error("%s: [phantom] density_image and image_materials go together (an image of material "
+                             "indices, their names, and the densities)", name);
+    return 0;
+}
+
 static const section_t sections[] = {
     /* Bossler's photon escape (sim/escape/escape.h). */
     {"escape", offsetof(mct_cli_config_t, escape), &mct_escape_param_table, escape_choices, NULL, NULL},
     /* Liu 2018's water phantom (sim/phantom/phantom.h). */
-    {"phantom", offsetof(mct_cli_config_t, phantom), &mct_phantom_param_table, phantom_choices, NULL, NULL},
+    {"phantom", offsetof(mct_cli_config_t, phantom), &mct_phantom_param_table, phantom_choices, phantom_geometry_key,
+     GEO_KEYS},
     /* Liu 2018's test 1 (sim/tally_only/tally_only.h). */
     {"tally_only", offsetof(mct_cli_config_t, tally_only), &mct_tally_only_param_table, tally_only_choices, NULL, NULL},
     /* Westphal's workload (sim/scatter/scatter.h). */
@@ -325,7 +485,7 @@ static int set_section(load_ctx_t* c, const section_t* sec, const char* key, con
     const int more = sec->more ? sec->more(c, key, value, params) : -1;
     if (more >= 0) return more;
     /* The known keys: the table's for a problem file, then the choices. */
-    char why[400] = "unknown key (known: ";
+    char why[800] = "unknown key (known: ";
     const char* sep = "";
     for (int i = 0; i < sec->table->count; ++i)
         if (sec->table->params[i].flags & MCT_SIM_PARAM_FILE) {
@@ -415,6 +575,8 @@ void mct_cli_config_defaults(mct_cli_config_t* cfg) {
     cfg->plan_mode = MCT_PLAN_ESTIMATE;
     mct_escape_params_init(&cfg->escape);
     mct_phantom_params_init(&cfg->phantom);
+    snprintf(cfg->phantom_geometry.material, sizeof cfg->phantom_geometry.material, "water");
+    cfg->phantom_geometry.depth_voxel_cm = 0.1;
     mct_tally_only_params_init(&cfg->tally_only);
     mct_scatter_params_init(&cfg->scatter);
     mct_pet_params_init(&cfg->pet);
@@ -428,6 +590,8 @@ int mct_cli_config_parse(const char* text, size_t len, const char* name, mct_cli
     c.cfg = cfg;
     c.text = text;
     c.len = len;
+    const char* slash = name ? strrchr(name, '/') : NULL;
+    if (slash) snprintf(c.dir, sizeof c.dir, "%.*s", slash == name ? 1 : (int)(slash - name), name);
     const int first = ini_parse_stream(read_line, &c, on_key, &c);
     /* inih returns the first line it found wrong, and goes on after its own
      * syntax errors; the reader stops at the first of ours. A syntax error
@@ -437,7 +601,7 @@ int mct_cli_config_parse(const char* text, size_t len, const char* name, mct_cli
     if (c.error[0]) return mct_cli_error("%s:%d: %s", name, c.error_line, c.error);
     if (first < 0) return mct_cli_error("%s: out of memory", name);
     if (!c.have_type) return mct_cli_error("%s: missing [problem] type (known: " SIM_CLI_PROBLEMS ")", name);
-    return 0;
+    return check_geometry(name, &cfg->phantom_geometry);
 }
 
 int mct_cli_config_load(const char* path, mct_cli_config_t* cfg) {

@@ -609,10 +609,26 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
                            const double* rel, const mct_phantom_ranges_t* rg, int have_ranges,
                            const mct_phantom_comparison_t* cmp) {
     cJSON* j = cJSON_CreateObject();
-    const double dx = p->size_cm / p->voxels;
-    cJSON_AddNumberToObject(j, "size_cm", p->size_cm);
-    cJSON_AddNumberToObject(j, "voxels", p->voxels);
-    cJSON_AddNumberToObject(j, "voxel_mm", 10.0 * dx);
+    if (p->geometry) {
+        const mct_phantom_geometry_t* g = p->geometry;
+        cJSON* geo = cJSON_AddObjectToObject(j, "geometry");
+        cJSON* dims = cJSON_AddArrayToObject(geo, "voxels_xyz");
+        cJSON* mm = cJSON_AddArrayToObject(geo, "voxel_mm_xyz");
+        const int n[3] = {g->nx, g->ny, g->nz};
+        const double d[3] = {g->dx_cm, g->dy_cm, g->dz_cm};
+        for (int i = 0; i < 3; ++i) {
+            cJSON_AddItemToArray(dims, cJSON_CreateNumber(n[i]));
+            cJSON_AddItemToArray(mm, cJSON_CreateNumber(10.0 * d[i]));
+        }
+        cJSON* mats = cJSON_AddArrayToObject(geo, "materials");
+        for (int i = 0; i < g->materials; ++i) cJSON_AddItemToArray(mats, cJSON_CreateString(g->material[i].name));
+        cJSON_AddStringToObject(geo, "dose", "to the medium: each voxel's energy over its mass (density x volume)");
+    } else {
+        const double dx = p->size_cm / p->voxels;
+        cJSON_AddNumberToObject(j, "size_cm", p->size_cm);
+        cJSON_AddNumberToObject(j, "voxels", p->voxels);
+        cJSON_AddNumberToObject(j, "voxel_mm", 10.0 * dx);
+    }
     cJSON_AddNumberToObject(j, "energy_MeV", p->energy_MeV);
     cJSON_AddStringToObject(j, "particle", p->particle == MCT_PHANTOM_PHOTON ? "photon" : "electron");
     cJSON_AddStringToObject(j, "transport", r->transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64");
@@ -665,12 +681,14 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
     }
     if (cmp) cJSON_AddItemToObject(dd, "egsnrc", phantom_comparison_json(cmp));
     cJSON* files = cJSON_AddArrayToObject(j, "files");
-    const char* names[] = {"dose.mhd", "dose.raw", "dose_rel_err.mhd", "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png"};
+    const char* names[] = {"dose.mhd",       "dose.raw",       "dose_rel_err.mhd", "dose_rel_err.raw",
+                           "depth_dose.csv", "depth_dose.png", "dose_slice.png"};
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i) cJSON_AddItemToArray(files, cJSON_CreateString(names[i]));
     return j;
 }
 
-/* The grids (MetaImage), the depth dose (CSV and PNG) and the R50/Rp analysis. */
+/* The grids (MetaImage), the depth dose (CSV and PNG), the dose's central
+ * plane (PNG) and the R50/Rp analysis. */
 static int phantom_files(const run_args_t* a, const mct_phantom_params_t* p, const mct_phantom_result_t* r,
                          const double* dose, const double* rel, mct_phantom_ranges_t* rg, int* have_ranges,
                          mct_phantom_comparison_t* cmp, int* have_cmp) {
@@ -691,6 +709,9 @@ static int phantom_files(const run_args_t* a, const mct_phantom_params_t* p, con
     snprintf(path, sizeof path, "%s/depth_dose.png", dir);
     if (!rc && mct_phantom_write_depth_png(set, path, &dd, *have_ranges ? rg : NULL))
         rc = mct_cli_error("%s", set->error[0] ? set->error : "cannot write the depth-dose plot");
+    snprintf(path, sizeof path, "%s/dose_slice.png", dir);
+    if (!rc && mct_phantom_write_slice_png(set, path, p, dose))
+        rc = mct_cli_error("%s", set->error[0] ? set->error : "cannot write the dose slice");
     mct_phantom_depth_dose_free(&dd);
     return rc;
 }
@@ -699,8 +720,8 @@ static int phantom_status(mct_status_t st, const run_args_t* a) {
     if (st == MCT_STATUS_NOT_SUPPORTED && a->cfg.dtype != MCT_DTYPE_F32 && a->cfg.dtype != MCT_DTYPE_F64)
         return mct_cli_error("phantom: dose needs a float tally (--dtype f32 or f64), not %s", mct_dtype_name(a->cfg.dtype));
     if (st == MCT_STATUS_NOT_SUPPORTED && a->cfg.method == MCT_METHOD_SHARED)
-        return mct_cli_error("phantom: %d^3 bins of %s do not fit in a block's 48 KiB of shared memory (method shared)",
-                             a->cfg.phantom.voxels, mct_dtype_name(a->cfg.dtype));
+        return mct_cli_error("phantom: %lld bins of %s do not fit in a block's 48 KiB of shared memory (method shared)",
+                             (long long)mct_phantom_voxel_count(&a->cfg.phantom), mct_dtype_name(a->cfg.dtype));
     if (st == MCT_STATUS_INVALID_VALUE)
         return mct_cli_error("phantom: parameters out of range (energy above the cut-offs and <= 1000 MeV, see README)");
     if (st == MCT_STATUS_OVERFLOW)
@@ -726,7 +747,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         mct_phantom_result_free(&r);
         return ranked == 2 ? 0 : 1;
     }
-    const int64_t bins = (int64_t)p.voxels * p.voxels * p.voxels;
+    const int64_t bins = mct_phantom_voxel_count(&p);
     double* mean = malloc((size_t)bins * sizeof *mean);
     double* rel = malloc((size_t)bins * sizeof *rel);
     int rc = 0;
@@ -789,8 +810,7 @@ int mct_cli_run_desc(const run_args_t* ap, mct_tally_desc_t* dp) {
     d.bins = 1;
     const int phantom = !strcmp(a.cfg.type, "phantom");
     if (phantom) {
-        const int64_t n = a.cfg.phantom.voxels;
-        d.bins = n * n * n;
+        d.bins = mct_phantom_voxel_count(&a.cfg.phantom);
         int64_t fit = 0;
         if (a.cfg.method == MCT_METHOD_SORT_REDUCE &&
             mct_phantom_sort_reduce_pairs(&a.cfg.phantom, &d.pair_capacity, &fit) == MCT_STATUS_TOO_LARGE)
@@ -1058,11 +1078,14 @@ int mct_cli_run(int argc, char** argv, mct_cli_ranks_t* ranks) {
         a.cfg.escape.progress = a.cfg.phantom.progress = a.cfg.tally_only.progress = a.cfg.scatter.progress =
             a.cfg.pet.progress = NULL;
     if (agree_step(&a, run_prepare(&a), "run")) return 1;
+    /* The phantom's geometry: read and checked before anything is made. */
+    if (agree_step(&a, mct_cli_geometry_build(&a), "run")) return 1;
     sim_out_set_t* outputs = malloc(sizeof *outputs);
     if (outputs) sim_out_init(outputs);
     a.outputs = outputs;
     if (agree_step(&a, outputs ? 0 : mct_cli_error("out of memory"), "run")) {
         free(outputs);
+        mct_cli_geometry_free(&a);
         return 1;
     }
     mct_tally_desc_t d;
@@ -1073,6 +1096,7 @@ int mct_cli_run(int argc, char** argv, mct_cli_ranks_t* ranks) {
     mct_tally_destroy(tally);
     sim_out_abort(outputs); /* after a failure: the temporaries of an uncommitted set */
     free(outputs);
+    mct_cli_geometry_free(&a);
     if (wisdom && mct_cli_wisdom_close(a.cfg.wisdom, wisdom)) rc = 1;
     /* Rank 0 alone wrote the results: every rank exits as it did. A failure
      * all ranks agreed on before was reported by each already. */
