@@ -568,10 +568,12 @@ mct_status_t mct_phantom_geometry_hu_image(const char* path, const mct_phantom_c
         if (mct_phantom_calibration_lookup(cal, im.voxel[k], &s, &d)) {
             int64_t xyz[3];
             voxel_xyz(im.dims, k, xyz);
+            int gaps = 0;
+            for (int i = 1; i < cal->segments; ++i) gaps |= cal->segment[i].hu_lo > cal->segment[i - 1].hu_hi;
             st = fail(err, errlen, MCT_STATUS_INVALID_VALUE,
                       "image %s: %g HU at voxel (%lld, %lld, %lld) is outside the calibration (%g .. %g HU%s)", path,
                       im.voxel[k], (long long)xyz[0], (long long)xyz[1], (long long)xyz[2], cal->segment[0].hu_lo,
-                      cal->segment[cal->segments - 1].hu_hi, cal->segments > 1 ? ", or in a gap" : "");
+                      cal->segment[cal->segments - 1].hu_hi, gaps ? ", or in a gap between its segments" : "");
             break;
         }
         if (seg_mat[s] < 0) {

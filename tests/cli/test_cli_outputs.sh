@@ -83,7 +83,7 @@ no_temporaries "$work" accumulate
     fail "reuse: phantom failed"
 touch "$work/d5/mine.txt"
 "$MCT" run "${esc[@]}" --out "$work/d5" >/dev/null 2>&1 || fail "reuse: escape failed"
-for f in dose.mhd dose.raw dose_rel_err.mhd dose_rel_err.raw depth_dose.csv depth_dose.png; do
+for f in dose.mhd dose.raw dose_rel_err.mhd dose_rel_err.raw depth_dose.csv depth_dose.png dose_slice.png; do
     [ -e "$work/d5/$f" ] && fail "reuse: stale $f beside the new result.json"
 done
 [ -e "$work/d5/mine.txt" ] || fail "reuse: a file mctally does not name was removed"
@@ -108,7 +108,7 @@ for i in $(seq 1 20); do
     no_temporaries "$work/d6" "sigterm $i"
     if [ -e "$work/d6/result.json" ]; then
         seed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seed"])' "$work/d6/result.json")
-        for f in dose.mhd dose.raw dose_rel_err.mhd dose_rel_err.raw depth_dose.csv depth_dose.png; do
+        for f in dose.mhd dose.raw dose_rel_err.mhd dose_rel_err.raw depth_dose.csv depth_dose.png dose_slice.png; do
             [ -s "$work/d6/$f" ] || fail "sigterm $i: result.json (seed $seed) without $f"
         done
         [ "$(stat -c %s "$work/d6/dose.raw")" -eq 8000000 ] || fail "sigterm $i: truncated dose.raw"

@@ -10,7 +10,7 @@ source "$(dirname "$0")/cli_test_lib.sh"
 
 out="$work/good"
 if "$MCT" run "$EXAMPLE" --backend cpu --histories 300 --batches 3 --out "$out" >"$work/stdout" 2>&1; then
-    for f in result.json dose.mhd dose.raw dose_rel_err.mhd dose_rel_err.raw depth_dose.csv depth_dose.png; do
+    for f in result.json dose.mhd dose.raw dose_rel_err.mhd dose_rel_err.raw depth_dose.csv depth_dose.png dose_slice.png; do
         [ -s "$out/$f" ] || fail "good run: $f missing or empty"
     done
     for key in '"problem":[[:space:]]*"phantom"' '"incident_MeV"' '"deposited_MeV"' '"escaped_MeV"' \
@@ -18,6 +18,7 @@ if "$MCT" run "$EXAMPLE" --backend cpu --histories 300 --batches 3 --out "$out" 
         grep -q "$key" "$out/result.json" || fail "good run: result.json lacks $key"
     done
     [ "$(head -c 8 "$out/depth_dose.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "PNG signature"
+    [ "$(head -c 8 "$out/dose_slice.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "slice PNG signature"
     [ "$(wc -l <"$out/depth_dose.csv")" -eq 101 ] || fail "depth_dose.csv: expected 100 slabs and a header"
     echo "ok: good run -> $(head -1 "$work/stdout")"
 else

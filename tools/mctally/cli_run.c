@@ -278,8 +278,8 @@ static int make_out_dir(const char* dir) {
 
 /* The files `run` writes into its directory: a run replaces those of a
  * previous run there (and only those), so no directory holds a mixed set. */
-static const char* const run_file_names[] = {"result.json",      "dose.mhd",       "dose.raw",      "dose_rel_err.mhd",
-                                             "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png",
+static const char* const run_file_names[] = {"result.json",      "dose.mhd",       "dose.raw",       "dose_rel_err.mhd",
+                                             "dose_rel_err.raw", "depth_dose.csv", "depth_dose.png", "dose_slice.png",
                                              "lors.bin",         "sinogram.png"};
 #define RUN_FILES (sizeof run_file_names / sizeof *run_file_names)
 

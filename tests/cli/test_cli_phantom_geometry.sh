@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The phantom's geometry keys through `mctally run`: every bad input (a key
+# that does not parse or does not fit the geometry, an unknown material, a
+# bad density, a slab that is no whole number of depth voxels, a MetaImage
+# whose data, dims or spacing do not fit, Hounsfield units outside the
+# calibration, too many voxels or materials) gives one clear line, a non-zero
+# exit and nothing in the output directory; the water cube named explicitly
+# is the homogeneous run it always was.
+set -u
+MCT=$1
+EXAMPLES=$2
+MAKE_CT=$3
+source "$(dirname "$0")/cli_test_lib.sh"
+
+# A problem file: the [problem] and [phantom] heads and the given [phantom] lines.
+ini() {
+    local name=$1
+    shift
+    {
+        printf '[problem]\ntype = phantom\nhistories = 20\nbatches = 2\n[phantom]\nvoxels = 4\nsize_cm = 4\n'
+        printf '%s\n' "$@"
+    } >"$work/$name"
+}
+
+# expect_error plus: the output directory was not even made.
+bad() {
+    local name=$1 pattern=$2
+    shift 2
+    expect_error "$name" "$pattern" run "$@" --backend cpu
+    [ -e "$work/out_$name" ] && fail "$name: $work/out_$name was created"
+}
+
+# ---- Keys that do not parse or do not go together (the file's line named).
+ini geo.ini 'geometry = sphere'
+bad unknown_geometry 'geo.ini:8: \[phantom\] geometry = sphere: expected cube, slabs or image' "$work/geo.ini"
+ini slabs_syntax.ini 'geometry = slabs' 'slabs = water 1.0; bone 1.85 2'
+bad slabs_syntax "expected slabs 'material density_g_cm3 thickness_cm', separated by ';'" "$work/slabs_syntax.ini"
+ini slabs_density.ini 'geometry = slabs' 'slabs = water -1 3'
+bad slabs_negative_density "a slab's density (g/cm3) must be a decimal number > 0" "$work/slabs_density.ini"
+ini slabs_nan.ini 'geometry = slabs' 'slabs = water nan 3'
+bad slabs_nan_density "a slab's density (g/cm3) must be a decimal number > 0" "$work/slabs_nan.ini"
+ini density.ini 'material = bone' 'density = 0'
+bad cube_zero_density 'density = 0: expected a density in g/cm3, a decimal number > 0' "$work/density.ini"
+ini cube_slabs.ini 'slabs = water 1 3'
+bad slabs_on_cube '\[phantom\] slabs does not apply to geometry = cube' "$work/cube_slabs.ini"
+ini no_slabs.ini 'geometry = slabs'
+bad slabs_missing 'geometry = slabs needs slabs' "$work/no_slabs.ini"
+ini no_image.ini 'geometry = image'
+bad image_missing 'geometry = image needs image = FILE.mhd' "$work/no_image.ini"
+ini pair.ini 'geometry = image' 'image = idx.mhd' 'density_image = den.mhd'
+bad pair_without_names 'density_image and image_materials go together' "$work/pair.ini"
+ini many.ini 'geometry = image' 'image = idx.mhd' 'density_image = den.mhd' \
+    'image_materials = m0 m1 m2 m3 m4 m5 m6 m7 m8 m9 m10 m11 m12 m13 m14 m15 m16'
+bad too_many_materials 'image_materials = .*: more than 16 materials' "$work/many.ini"
+ini twice.ini 'geometry = slabs' 'geometry = slabs'
+bad key_twice 'geometry = slabs: given twice' "$work/twice.ini"
+
+# ---- Inputs that parse but cannot be built.
+ini slab_material.ini 'geometry = slabs' 'slabs = water 1 3; unobtainium 2 1'
+bad unknown_material "phantom: unknown material 'unobtainium' (known: water, bone, lung, air, tissue)" "$work/slab_material.ini"
+ini slab_fraction.ini 'geometry = slabs' 'slabs = water 1 3; bone 1.85 0.25' 'depth_voxel_cm = 0.1'
+bad slab_not_whole 'slab 2 (bone): thickness 0.25 cm is not a whole number of depth voxels of 0.1 cm' "$work/slab_fraction.ini"
+ini cube_material.ini 'material = cheese'
+bad cube_unknown_material "unknown material 'cheese'" "$work/cube_material.ini"
+
+# A small HU phantom made by the repository's script, and images made from it.
+python3 "$MAKE_CT" "$work/ct" --voxels 16 16 8 --spacing 24 24 40 >/dev/null || fail "make_ct_phantom.py failed"
+python3 - "$work" <<'PY'
+import struct, sys
+w = sys.argv[1]
+raw = open(w + "/ct.raw", "rb").read()
+hu = list(struct.unpack("<%dh" % (len(raw) // 2), raw))
+def image(name, etype, fmt, values, dims="16 16 8", spacing="24 24 40"):
+    open("%s/%s.raw" % (w, name), "wb").write(struct.pack("<%d%s" % (len(values), fmt), *values))
+    open("%s/%s.mhd" % (w, name), "w").write(
+        "NDims = 3\nDimSize = %s\nElementSpacing = %s\nElementType = %s\nElementDataFile = %s.raw\n"
+        % (dims, spacing, etype, name))
+low = hu[:]
+low[5] = -1024
+image("low", "MET_SHORT", "h", low)
+image("short", "MET_SHORT", "h", hu[:-3])
+image("idx", "MET_UCHAR", "B", [0 if v < -900 else 1 for v in hu])
+image("den", "MET_FLOAT", "f", [0.0012 if v < -900 else 1.0 for v in hu])
+image("den_neg", "MET_FLOAT", "f", [-0.5] + [1.0] * (len(hu) - 1))
+image("den_spacing", "MET_FLOAT", "f", [1.0] * len(hu), spacing="24 24 30")
+image("den_dims", "MET_FLOAT", "f", [1.0] * (len(hu) // 2), dims="16 16 4")
+open(w + "/huge.mhd", "w").write("NDims = 3\nDimSize = 2048 2048 1024\nElementSpacing = 1 1 1\n"
+                                 "ElementType = MET_SHORT\nElementDataFile = ct.raw\n")
+open(w + "/cal.txt", "w").write("-1000 0 air 0.001 1\n0 3000 adamantium 1 2\n")
+open(w + "/cal_neg.txt", "w").write("-1000 3000 water -1 1\n")
+PY
+ini hu_low.ini 'geometry = image' 'image = low.mhd'
+bad hu_outside 'phantom: image .*low.mhd: -1024 HU at voxel (5, 0, 0) is outside the calibration (-1000 .. 2000 HU' "$work/hu_low.ini"
+ini raw_size.ini 'geometry = image' 'image = short.mhd'
+bad raw_size_mismatch 'holds 4090 bytes of voxels, but 16 x 16 x 8 MET_SHORT voxels need 4096' "$work/raw_size.ini"
+ini huge.ini 'geometry = image' 'image = huge.mhd'
+bad too_many_voxels "voxels, more than the 2147483647 a tally's bins hold" "$work/huge.ini"
+ini cal.ini 'geometry = image' 'image = ct.mhd' 'calibration = cal.txt'
+bad calibration_material "unknown material 'adamantium'" "$work/cal.ini"
+ini cal_neg.ini 'geometry = image' 'image = ct.mhd' 'calibration = cal_neg.txt'
+bad calibration_density 'cal_neg.txt:1: densities -1 and 1 g/cm3 must be > 0 and finite' "$work/cal_neg.ini"
+ini no_file.ini 'geometry = image' 'image = absent.mhd'
+bad image_absent 'absent.mhd: cannot open' "$work/no_file.ini"
+ini den_neg.ini 'geometry = image' 'image = idx.mhd' 'density_image = den_neg.mhd' 'image_materials = air tissue'
+bad negative_density 'density -0.5 g/cm3 at voxel (0, 0, 0) must be > 0 and finite' "$work/den_neg.ini"
+ini den_spacing.ini 'geometry = image' 'image = idx.mhd' 'density_image = den_spacing.mhd' 'image_materials = air tissue'
+bad spacing_mismatch 'differ in ElementSpacing (40 and 30 mm along axis 2)' "$work/den_spacing.ini"
+ini den_dims.ini 'geometry = image' 'image = idx.mhd' 'density_image = den_dims.mhd' 'image_materials = air tissue'
+bad dims_mismatch 'differ in DimSize' "$work/den_dims.ini"
+ini idx_names.ini 'geometry = image' 'image = idx.mhd' 'density_image = den.mhd' 'image_materials = air'
+bad index_outside 'material index 1 at voxel .* is not one of 0 .. 0' "$work/idx_names.ini"
+ini idx_unknown.ini 'geometry = image' 'image = idx.mhd' 'density_image = den.mhd' 'image_materials = air vibranium'
+bad index_unknown_material "unknown material 'vibranium'" "$work/idx_unknown.ini"
+
+# ---- The water cube named explicitly is the homogeneous run: the same dose bits.
+ini water.ini 'geometry = cube' 'material = water' 'density = 1.0'
+ini plain.ini
+for f in water plain; do
+    "$MCT" run "$work/$f.ini" --backend cpu --method fixed --out "$work/run_$f" >/dev/null 2>&1 || fail "$f run failed"
+done
+cmp -s "$work/run_water/dose.raw" "$work/run_plain/dose.raw" && echo "ok: explicit water cube" ||
+    fail "explicit water cube: another dose than the default phantom"
+[ -s "$work/run_water/dose_slice.png" ] || fail "explicit water cube: no dose_slice.png"
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all phantom geometry CLI tests passed"
