@@ -309,7 +309,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
         st = MCT_STATUS_TOO_LARGE;
     else if (!out->slab_batch_mev || !out->batch_histories)
         st = MCT_STATUS_OUT_OF_MEMORY;
-    if (!st) st = sim_phantom_tables_build(p, &tables);
+    if (!st) st = sim_phantom_tables_build(p, NULL, &tables);
     /* What each rank made for itself, agreed before the ranks' batches. */
     st = sim_ranks_agree(p->ranks, st);
     const sim_phantom_problem_t problem = {p, &tables, mct_phantom_transport_for(p, d.method, d.dtype)};

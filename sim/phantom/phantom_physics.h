@@ -20,6 +20,7 @@
 
 #include "mctally/mct_config.h"
 #include "mctally/mct_rng.h"
+#include "phantom_materials.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +30,8 @@ extern "C" {
 #define MCT_PHANTOM_MEC2 0.51099895
 /** Radiation length of liquid water (cm at density 1; PDG: 36.08 g/cm2). */
 #define MCT_PHANTOM_X0_CM 36.08
+/** The most elements of a material's bremsstrahlung shape (MCT_PH(tables_t)). */
+#define MCT_PH_BREMS_MAX MCT_PHANTOM_MAX_ELEMENTS
 /** Electrons per gram of water: N_A * Z/A = 6.02214076e23 * 10 / 18.01528. */
 #define MCT_PHANTOM_ELECTRONS_PER_G 3.342774e23
 /** Classical electron radius (cm). */
