@@ -113,6 +113,22 @@ bad index_outside 'material index 1 at voxel .* is not one of 0 .. 0' "$work/idx
 ini idx_unknown.ini 'geometry = image' 'image = idx.mhd' 'density_image = den.mhd' 'image_materials = air vibranium'
 bad index_unknown_material "unknown material 'vibranium'" "$work/idx_unknown.ini"
 
+# ---- A material list file (materials = FILE, relative to the problem file).
+root=$(cd "$(dirname "$MAKE_CT")/../.." && pwd)
+comp='composition = 1:0.047234 6:0.144330 7:0.041990 8:0.446096 12:0.002200 15:0.104970 16:0.003150 20:0.209930 30:0.000100'
+printf '[bone2]\ndensity = 1.85\nI = 106.414\n%s\nxcom = %s\nestar = %s\n' "$comp" \
+    "$root/data/materials/bone_photon_xcom.csv" "$root/data/materials/bone_electron_estar.csv" >"$work/list.ini"
+ini run_list.ini 'geometry = slabs' 'materials = list.ini' 'slabs = water 1 3; bone2 1.85 0.25'
+# bone2 is known (the error is its thickness, not its name).
+bad list_material 'slab 2 (bone2): thickness 0.25 cm is not a whole number' "$work/run_list.ini"
+printf '[water]\ndensity = 1\nI = 75\ncomposition = 1:0.111894 8:0.888106\nxcom = %s\nestar = %s\n' \
+    "$root/data/materials/bone_photon_xcom.csv" "$root/data/materials/bone_electron_estar.csv" >"$work/list_water.ini"
+ini run_list_water.ini 'geometry = slabs' 'materials = list_water.ini' 'slabs = water 1 3'
+bad list_builtin_name 'material water is already a built-in one' "$work/run_list_water.ini"
+printf '[broken]\ndensity = -1\n' >"$work/list_bad.ini"
+ini run_list_bad.ini 'geometry = slabs' 'materials = list_bad.ini' 'slabs = water 1 3'
+bad list_bad 'phantom: .*list_bad.ini' "$work/run_list_bad.ini"
+
 # ---- The water cube named explicitly is the homogeneous run: the same dose bits.
 ini water.ini 'geometry = cube' 'material = water' 'density = 1.0'
 ini plain.ini

@@ -33,8 +33,18 @@ int mct_cli_geometry_build(mct_cli_run_args_t* a) {
     void* storage = NULL;
     char err[1024] = "";
     if (k->materials[0]) {
-        /* MATERIALS_LOAD */
-        return mct_cli_error("phantom: materials %s: material list files are not read by this build", k->materials);
+        if (sim_out_protect(k->materials)) return mct_cli_error("run: too many inputs");
+        int added = 0;
+        if (mct_phantom_materials_load(k->materials, known + count, USER_MAX, &added, &storage, err, sizeof err))
+            return mct_cli_error("phantom: %s", err);
+        for (int i = count; i < count + added; ++i)
+            for (int j = 0; j < i; ++j)
+                if (!strcmp(known[i].name, known[j].name)) {
+                    free(storage);
+                    return mct_cli_error("phantom: materials %s: material %s is already %s", k->materials,
+                                         known[i].name, j < BUILTINS ? "a built-in one" : "in the file");
+                }
+        count += added;
     }
 
     const mct_phantom_params_t* p = &a->cfg.phantom;
