@@ -95,6 +95,33 @@ char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct
         snprintf(text, sizeof text, "%d %d %d", (int)p->particle, (int)p->mcs, (int)p->transport);
         cJSON_AddStringToObject(params, "particle mcs transport", text);
         cJSON_AddStringToObject(params, "deposit", sim_deposit_name(p->deposit));
+        snprintf(text, sizeof text, "%d", (int)p->source);
+        cJSON_AddStringToObject(params, "source", text);
+        if (p->geometry) {
+            /* The geometry by its content: grid, materials and every voxel (FNV-1a, 64 bits). */
+            const mct_phantom_geometry_t* g = p->geometry;
+            uint64_t h = UINT64_C(0xcbf29ce484222325);
+            const int64_t n = (int64_t)g->nx * g->ny * g->nz;
+#define MIX(ptr, bytes)                                                                       \
+    for (size_t i_ = 0; i_ < (size_t)(bytes); ++i_) h = (h ^ ((const unsigned char*)(ptr))[i_]) * UINT64_C(0x100000001b3)
+            const double d[3] = {g->dx_cm, g->dy_cm, g->dz_cm};
+            const int dims[3] = {g->nx, g->ny, g->nz};
+            MIX(dims, sizeof dims);
+            MIX(d, sizeof d);
+            for (int m = 0; m < g->materials; ++m) {
+                const mct_phantom_material_t* mt = &g->material[m];
+                MIX(mt->name, strlen(mt->name) + 1);
+                MIX(&mt->density_g_cm3, sizeof mt->density_g_cm3);
+                MIX(&mt->i_eV, sizeof mt->i_eV);
+                MIX(mt->xcom, sizeof(double) * 8 * (size_t)mt->xcom_rows);
+                MIX(mt->estar, sizeof(double) * 7 * (size_t)mt->estar_rows);
+            }
+            MIX(g->mat, n);
+            MIX(g->density, sizeof(float) * (size_t)n);
+#undef MIX
+            snprintf(text, sizeof text, "%d %d %d %016llx", g->nx, g->ny, g->nz, (unsigned long long)h);
+            cJSON_AddStringToObject(params, "geometry", text);
+        }
     }
     char* s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
