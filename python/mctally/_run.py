@@ -87,6 +87,11 @@ def run(problem: str, out: Optional[str] = None, **overrides: Any) -> Dict[str, 
             cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=(";", "#"))
             cp.optionxform = str
             cp.read(problem)
+            # The copy lives elsewhere: the file keys' relative paths start at the original's folder.
+            base = os.path.dirname(os.path.abspath(problem))
+            for k in ("image", "density_image", "calibration", "materials"):
+                if cp.has_option("phantom", k) and not os.path.isabs(cp.get("phantom", k)):
+                    cp.set("phantom", k, os.path.join(base, cp.get("phantom", k)))
             for sec, kv in sections.items():
                 if not cp.has_section(sec):
                     cp.add_section(sec)
