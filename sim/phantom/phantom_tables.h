@@ -26,8 +26,10 @@ typedef struct {
     float* f32;  /**< the same, rounded to float */
 } sim_phantom_tables_t;
 
-/** Builds the tables for the thresholds of p. OUT_OF_MEMORY or SUCCESS. */
-mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, sim_phantom_tables_t* t);
+/** Builds the tables of material m (NULL: water) for the thresholds of p,
+ * in mass units (cm2/g, g/cm2). OUT_OF_MEMORY or SUCCESS. */
+mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_phantom_material_t* m,
+                                      sim_phantom_tables_t* t);
 void sim_phantom_tables_free(sim_phantom_tables_t* t);
 
 /** Views of the tables for the transport, in each precision, pointing at `f64`

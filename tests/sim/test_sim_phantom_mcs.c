@@ -47,7 +47,7 @@ int main(void) {
     mct_phantom_params_t p;
     mct_phantom_params_init(&p);
     sim_phantom_tables_t tb = {0};
-    ASSERT_STATUS(sim_phantom_tables_build(&p, &tb), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(sim_phantom_tables_build(&p, NULL, &tb), MCT_STATUS_SUCCESS);
     const mct_ph_tables_t_f64 t64 = sim_phantom_tables_view_f64(&tb, tb.f64);
     const mct_ph_tables_t_f32 t32 = sim_phantom_tables_view_f32(&tb, tb.f32);
 
