@@ -424,19 +424,32 @@ mct_ph_tables_t_f32 sim_phantom_tables_view_f32(const sim_phantom_tables_t* t, c
     return v;
 }
 
-#define PHANTOM_GEOM_ARGS(p, th)                                                                                  \
-    (p)->size_cm, (p)->voxels, (p)->energy_MeV,                                                                   \
-        (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON, (p)->electron_cutoff_MeV,          \
-        (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction, (p)->seed
+#define PHANTOM_GEOM_ARGS(p, th, n, d)                                                                            \
+    n, d, (p)->energy_MeV, (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON,                 \
+        (p)->electron_cutoff_MeV, (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction, (p)->seed
+
+/* The grid as geom_make takes it. */
+static void grid_of(const mct_phantom_params_t* p, int n[3], double d[3]) {
+    mct_phantom_grid_t gr;
+    mct_phantom_grid(p, &gr);
+    n[0] = gr.nx, n[1] = gr.ny, n[2] = gr.nz;
+    d[0] = gr.dx_cm, d[1] = gr.dy_cm, d[2] = gr.dz_cm;
+}
 
 mct_ph_geom_t_f64 sim_phantom_geom_f64(const mct_phantom_params_t* p) {
     const thresholds_t th = thresholds_of(p);
-    return mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th));
+    int n[3];
+    double d[3];
+    grid_of(p, n, d);
+    return mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th, n, d));
 }
 
 mct_ph_geom_t_f32 sim_phantom_geom_f32(const mct_phantom_params_t* p) {
     const thresholds_t th = thresholds_of(p);
-    return mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th));
+    int n[3];
+    double d[3];
+    grid_of(p, n, d);
+    return mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th, n, d));
 }
 
 double mct_phantom_engine_range_cm(const mct_phantom_params_t* p, double energy_MeV) {
