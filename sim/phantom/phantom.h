@@ -250,7 +250,8 @@ typedef struct {
 } mct_phantom_comparison_t;
 
 /** Compares the run's depth dose dd (of beam p) with the EGSnrc reference of
- * the same beam, when there is one: electrons of 10 or 20 MeV, photons of
+ * the same beam, when there is one: the pencil beam into the water cube (no
+ * geometry), electrons of 10 or 20 MeV, photons of
  * 1.25 or 6 MeV, with cut-offs 0.2 MeV (electrons, kinetic) and 0.01 MeV
  * (photons) as in the reference runs. NOT_SUPPORTED when no reference matches
  * or the two grids share fewer than 10 slabs; NULL_POINTER; SUCCESS. */
@@ -283,8 +284,11 @@ void mct_phantom_slice_png_size(const mct_phantom_params_t* p, int* w, int* h);
 /** Paints the dose grid's central xz plane (y = 0, through the beam axis:
  * the middle row of voxels, or the mean of the two beside it) as a PNG,
  * depth to the right and x upwards at the grid's proportions, in a colour
- * map from 0 to the plane's maximum with a colour bar, and, with a geometry,
- * the boundaries between materials in white. */
+ * map logarithmic over three decades below the plane's maximum (0.1 % to
+ * 100 %; a pencil beam's dose spans several) with a colour bar (the maximum over
+ * voxels of at least 0.05 g/cm3 where there are any: air's dose to the medium
+ * is clipped to the top colour), and, with a geometry, the boundaries between
+ * materials in white. */
 mct_status_t mct_phantom_write_slice_png(sim_out_set_t* set, const char* path, const mct_phantom_params_t* p,
                                          const double* dose);
 

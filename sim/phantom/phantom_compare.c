@@ -115,7 +115,9 @@ mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct
     for (size_t i = 0; i < sizeof references / sizeof *references; ++i)
         if (references[i].particle == p->particle && fabs(references[i].energy_MeV - p->energy_MeV) < 1e-9)
             ref = &references[i];
-    if (!ref || fabs(p->electron_cutoff_MeV - 0.2) > 1e-9 || fabs(p->photon_cutoff_MeV - 0.01) > 1e-9 || dd->n < 2)
+    /* The references are of the water cube's pencil beam: a geometry or another source is another problem. */
+    if (!ref || p->geometry || p->source != MCT_PHANTOM_SOURCE_BEAM || fabs(p->electron_cutoff_MeV - 0.2) > 1e-9 ||
+        fabs(p->photon_cutoff_MeV - 0.01) > 1e-9 || dd->n < 2)
         return MCT_STATUS_NOT_SUPPORTED;
     merged_t a = {0}, b = {0};
     if (!merge(dd, ref, &a, &b)) {

@@ -350,6 +350,8 @@ mct_status_t mct_phantom_write_depth_png(sim_out_set_t* set, const char* path, c
 #define SLICE_RIGHT 130
 #define SLICE_TOP 50
 #define SLICE_BOTTOM 70
+/* Voxels below this density (g/cm3: air, not lung) do not set the colour scale. */
+#define SLICE_DENSE 0.05
 
 /* The plot's size in pixels: the longer of depth (nz dz) and width (nx dx)
  * on SLICE_PLOT_PX pixels, the other to the same scale (at least 40). */
@@ -385,6 +387,13 @@ static void colour(double t, unsigned char out[3]) {
     for (int c = 0; c < 3; ++c) out[c] = (unsigned char)lround(stop[i][c] + f * (stop[i + 1][c] - stop[i][c]));
 }
 
+/* The colour of a dose relative to the scale's top: logarithmic over
+ * SLICE_DECADES decades (a pencil beam's dose spans several), 0 below. */
+#define SLICE_DECADES 3
+static double slice_level(double rel) {
+    return rel > 0.0 ? 1.0 + log10(rel) / SLICE_DECADES : 0.0;
+}
+
 /* A tick spacing of 1, 2 or 5 times a power of ten giving at most about 8 ticks over len. */
 static double tick_step(double len) {
     const double raw = len / 8.0, p10 = pow(10.0, floor(log10(raw)));
@@ -411,13 +420,21 @@ mct_status_t mct_phantom_write_slice_png(sim_out_set_t* set, const char* path, c
      * the mean of the two rows beside it when ny is even. */
     const int64_t nxy = (int64_t)g.nx * g.ny;
     const int y0 = (g.ny - 1) / 2, y1 = g.ny / 2;
-    double dmax = 0.0;
+    /* The colour scale's top: the plane's largest dose in voxels of at least
+     * SLICE_DENSE g/cm3 (air's dose to the medium, over its small mass, can be
+     * far above the body's: those voxels are clipped to the top colour), or
+     * of all voxels when none is that dense. */
+    const float* density = p->geometry ? p->geometry->density : NULL;
+    double dmax = 0.0, dmax_all = 0.0;
     for (int iz = 0; iz < g.nz; ++iz)
         for (int ix = 0; ix < g.nx; ++ix) {
-            const double v = 0.5 * (dose[iz * nxy + (int64_t)y0 * g.nx + ix] + dose[iz * nxy + (int64_t)y1 * g.nx + ix]);
+            const int64_t k0 = iz * nxy + (int64_t)y0 * g.nx + ix, k1 = iz * nxy + (int64_t)y1 * g.nx + ix;
+            const double v = 0.5 * (dose[k0] + dose[k1]);
             plane[(int64_t)iz * g.nx + ix] = v;
-            if (v > dmax) dmax = v;
+            if (v > dmax_all) dmax_all = v;
+            if ((!density || (density[k0] >= SLICE_DENSE && density[k1] >= SLICE_DENSE)) && v > dmax) dmax = v;
         }
+    if (!(dmax > 0.0)) dmax = dmax_all;
     const uint8_t* mat = p->geometry ? p->geometry->mat : NULL;
     /* Depth runs to the right, x upwards (the top row is the largest x). */
     int* col_z = malloc((size_t)pw * sizeof(int));
@@ -438,7 +455,7 @@ mct_status_t mct_phantom_write_slice_png(sim_out_set_t* set, const char* path, c
         for (int i = 0; i < pw; ++i) {
             const int iz = col_z[i], ix = row_x[j];
             unsigned char rgb[3];
-            colour(dmax > 0.0 ? plane[(int64_t)iz * g.nx + ix] / dmax : 0.0, rgb);
+            colour(slice_level(dmax > 0.0 ? plane[(int64_t)iz * g.nx + ix] / dmax : 0.0), rgb);
             /* Material boundaries: a white pixel where the next pixel right or
              * below lies in a voxel of another material (of the row y0). */
             if (mat) {
@@ -474,16 +491,20 @@ mct_status_t mct_phantom_write_slice_png(sim_out_set_t* set, const char* path, c
     }
     text(&c, x0 + pw / 2 - 60, c.h - 28, "depth (cm)", black, 2);
     text(&c, 8, 14, "x (cm)", black, 2);
-    text(&c, x0 + 120, 14, "dose (% of max), plane y = 0", black, 2);
-    /* Colour bar: 0 at the bottom, 100 % at the top. */
+    text(&c, x0 + 120, 14, "dose (% of max, log), plane y = 0", black, 2);
+    /* Colour bar: a decade per label, 100 % at the top. */
     const int bx = x1 + 30;
     for (int j = 0; j < ph; ++j) {
         unsigned char rgb[3];
         colour(1.0 - (j + 0.5) / ph, rgb);
         for (int i = 0; i < 20; ++i) put(&c, bx + i, yt + j, rgb);
     }
-    text(&c, bx + 26, yt, "100", black, 2);
-    text(&c, bx + 26, yb - 14, "0", black, 2);
+    static const char* const decade[] = {"100", "10", "1", "0.1"};
+    for (int k = 0; k <= SLICE_DECADES; ++k) {
+        const int y = yt + (int)lround((double)k / SLICE_DECADES * (ph - 1));
+        line(&c, bx + 20, y, bx + 24, y, black, 0);
+        text(&c, bx + 28, y - 7, decade[k], black, 2);
+    }
     mct_status_t st = write_png(set, path, &c);
     free(c.rgb);
     return st;

@@ -677,7 +677,9 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
         cJSON_AddNumberToObject(dd, "surface_dose_ratio_err", rg->surface_ratio_err);
         cJSON_AddNumberToObject(dd, "bremsstrahlung_background", rg->background);
     } else {
-        cJSON_AddStringToObject(dd, "note", "R50 and Rp need the fall-off resolved by the depth slabs (electron beam, fine voxels)");
+        cJSON_AddStringToObject(dd, "note", p->geometry ? "R50 and Rp are given for the water cube only (no geometry)"
+                                                        : "R50 and Rp need the fall-off resolved by the depth slabs "
+                                                          "(electron beam, fine voxels)");
     }
     if (cmp) cJSON_AddItemToObject(dd, "egsnrc", phantom_comparison_json(cmp));
     cJSON* files = cJSON_AddArrayToObject(j, "files");
@@ -699,7 +701,9 @@ static int phantom_files(const run_args_t* a, const mct_phantom_params_t* p, con
         return mct_cli_error("%s", set->error[0] ? set->error : "cannot write the dose grids");
     mct_phantom_depth_dose_t dd;
     if (mct_phantom_depth_dose(p, r, &dd)) return mct_cli_error("phantom: cannot compute the depth dose");
-    *have_ranges = p->particle == MCT_PHANTOM_ELECTRON && mct_phantom_ranges(&dd, rg) == MCT_STATUS_SUCCESS;
+    /* R50 and Rp are ranges in the water cube: with a geometry the energy per slab follows the densities. */
+    *have_ranges = p->particle == MCT_PHANTOM_ELECTRON && !p->geometry && p->source == MCT_PHANTOM_SOURCE_BEAM &&
+                   mct_phantom_ranges(&dd, rg) == MCT_STATUS_SUCCESS;
     *have_cmp = mct_phantom_egsnrc_compare(p, &dd, PHANTOM_COMPARE_K, cmp) == MCT_STATUS_SUCCESS;
     char path[4096];
     int rc = 0;
