@@ -57,9 +57,11 @@ static int parse_number(const char* s, double* out) {
 /* Splits s in place into blank-separated words; the count, at most max (max + 1: more). */
 static int split_words(char* s, char** word, int max) {
     int n = 0;
-    for (char* tok = strtok(s, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+    for (s += strspn(s, " \t\r\n"); *s; s += strspn(s, " \t\r\n")) {
         if (n == max) return max + 1;
-        word[n++] = tok;
+        word[n++] = s;
+        s += strcspn(s, " \t\r\n");
+        if (*s) *s++ = '\0';
     }
     return n;
 }
@@ -556,8 +558,8 @@ mct_status_t mct_phantom_geometry_hu_image(const char* path, const mct_phantom_c
     mct_phantom_image_t im;
     mct_status_t st = mct_phantom_image_read(path, &im, err, errlen);
     if (st) return finish(st, &g, out);
-    st = grid_alloc(&g, im.dims[0], im.dims[1], im.dims[2], 0.1 * im.spacing_mm[0], 0.1 * im.spacing_mm[1],
-                    0.1 * im.spacing_mm[2], err, errlen);
+    st = grid_alloc(&g, im.dims[0], im.dims[1], im.dims[2], im.spacing_mm[0] / 10.0, im.spacing_mm[1] / 10.0,
+                    im.spacing_mm[2] / 10.0, err, errlen);
     /* Each segment's material index in the geometry, made when first used. */
     int seg_mat[MCT_PHANTOM_MAX_HU_SEGMENTS];
     for (int i = 0; i < MCT_PHANTOM_MAX_HU_SEGMENTS; ++i) seg_mat[i] = -1;
@@ -631,8 +633,8 @@ mct_status_t mct_phantom_geometry_index_images(const char* index_path, const cha
                       "images %s and %s differ in ElementSpacing (%g and %g mm along axis %d)", index_path, density_path,
                       a.spacing_mm[i], b.spacing_mm[i], i);
     if (!st)
-        st = grid_alloc(&g, a.dims[0], a.dims[1], a.dims[2], 0.1 * a.spacing_mm[0], 0.1 * a.spacing_mm[1],
-                        0.1 * a.spacing_mm[2], err, errlen);
+        st = grid_alloc(&g, a.dims[0], a.dims[1], a.dims[2], a.spacing_mm[0] / 10.0, a.spacing_mm[1] / 10.0,
+                        a.spacing_mm[2] / 10.0, err, errlen);
     const int64_t n = st ? 0 : (int64_t)a.dims[0] * a.dims[1] * a.dims[2];
     for (int64_t k = 0; k < n; ++k) {
         const double m = a.voxel[k], d = b.voxel[k];

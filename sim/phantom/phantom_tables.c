@@ -8,6 +8,7 @@
  * transport multiplies by the density (1 g/cm3 for the water cube). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "phantom_tables.h"
 
@@ -366,6 +367,15 @@ mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_p
     if (mat)
         for (int i = 0; i < mat->elements; ++i)
             if (mct_phantom_atomic_weight(mat->z[i]) == 0.0) return MCT_STATUS_INVALID_VALUE;
+    /* The built-in water (mct_phantom_material_builtin) is data/water's: it
+     * gets the tables the water cube always had, bit for bit, so that water
+     * given as voxels makes the uniform path's steps. */
+    mct_phantom_material_t builtin_water;
+    if (mat && mct_phantom_material_builtin("water", &builtin_water) == MCT_STATUS_SUCCESS &&
+        mat->xcom == builtin_water.xcom && mat->estar == builtin_water.estar && mat->i_eV == builtin_water.i_eV &&
+        mat->density_g_cm3 == builtin_water.density_g_cm3 && mat->elements == builtin_water.elements &&
+        !memcmp(mat->z, builtin_water.z, sizeof mat->z) && !memcmp(mat->w, builtin_water.w, sizeof mat->w))
+        mat = NULL;
     const material_t m = mat ? material_of(mat) : water_material();
     t->n = n;
     t->f64 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(double));

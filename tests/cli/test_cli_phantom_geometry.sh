@@ -6,7 +6,8 @@
 # whose data, dims or spacing do not fit, Hounsfield units outside the
 # calibration, too many voxels or materials) gives one clear line, a non-zero
 # exit and nothing in the output directory; the water cube named explicitly
-# is the homogeneous run it always was.
+# is the homogeneous run it always was; a CT-like image and slabs run, with
+# outputs on their grids.
 set -u
 MCT=$1
 EXAMPLES=$2
@@ -35,7 +36,9 @@ bad() {
 ini geo.ini 'geometry = sphere'
 bad unknown_geometry 'geo.ini:8: \[phantom\] geometry = sphere: expected cube, slabs or image' "$work/geo.ini"
 ini slabs_syntax.ini 'geometry = slabs' 'slabs = water 1.0; bone 1.85 2'
-bad slabs_syntax "expected slabs 'material density_g_cm3 thickness_cm', separated by ';'" "$work/slabs_syntax.ini"
+bad slabs_syntax "expected slabs 'material density_g_cm3 thickness_cm', separated by ';' or ','" "$work/slabs_syntax.ini"
+ini slabs_comment.ini 'geometry = slabs' 'slabs = water 1.0 3 ; bone 1.85 2'
+bad slabs_inline_comment "a ';' after a blank starts an INI comment" "$work/slabs_comment.ini"
 ini slabs_density.ini 'geometry = slabs' 'slabs = water -1 3'
 bad slabs_negative_density "a slab's density (g/cm3) must be a decimal number > 0" "$work/slabs_density.ini"
 ini slabs_nan.ini 'geometry = slabs' 'slabs = water nan 3'
@@ -138,6 +141,37 @@ done
 cmp -s "$work/run_water/dose.raw" "$work/run_plain/dose.raw" && echo "ok: explicit water cube" ||
     fail "explicit water cube: another dose than the default phantom"
 [ -s "$work/run_water/dose_slice.png" ] || fail "explicit water cube: no dose_slice.png"
+
+# ---- Runs on a geometry: the HU phantom (written by the script, read, run) and slabs; the
+# outputs have the geometry's grid.
+ini ct_run.ini 'geometry = image' 'image = ct.mhd'
+if "$MCT" run "$work/ct_run.ini" --backend cpu --histories 200 --out "$work/run_ct" >/dev/null 2>"$work/stderr"; then
+    grep -q '^DimSize = 16 16 8$' "$work/run_ct/dose.mhd" || fail "ct run: dose.mhd is not 16 x 16 x 8"
+    grep -q '^ElementSpacing = 24 24 40$' "$work/run_ct/dose.mhd" || fail "ct run: dose.mhd spacing"
+    [ "$(stat -c %s "$work/run_ct/dose.raw")" -eq $((16 * 16 * 8 * 8)) ] || fail "ct run: dose.raw size"
+    [ "$(wc -l <"$work/run_ct/depth_dose.csv")" -eq 9 ] || fail "ct run: depth_dose.csv: expected 8 slabs and a header"
+    python3 - "$work/run_ct/result.json" <<'PY' || fail "ct run: result.json geometry"
+import json, sys
+g = json.load(open(sys.argv[1]))["phantom"]["geometry"]
+assert g["voxels_xyz"] == [16, 16, 8] and g["voxel_mm_xyz"] == [24, 24, 40], g
+assert set(g["materials"]) <= {"air", "lung", "tissue", "bone"} and "tissue" in g["materials"], g
+PY
+    [ "$(head -c 8 "$work/run_ct/dose_slice.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+        fail "ct run: dose_slice.png is no PNG"
+    echo "ok: ct run"
+else
+    fail "ct run failed: $(cat "$work/stderr")"
+fi
+ini slab_run.ini 'geometry = slabs' 'slabs = water 1 0.5; bone 1.85 0.3' 'slabs = lung 0.26 0.6, lung 0.26 0.6' \
+    'depth_voxel_cm = 0.1'
+if "$MCT" run "$work/slab_run.ini" --backend cpu --histories 200 --out "$work/run_slabs" >/dev/null 2>"$work/stderr"; then
+    grep -q '^DimSize = 4 4 20$' "$work/run_slabs/dose.mhd" || fail "slab run: dose.mhd is not 4 x 4 x 20"
+    [ "$(wc -l <"$work/run_slabs/depth_dose.csv")" -eq 21 ] || fail "slab run: depth_dose.csv: expected 20 slabs"
+    grep -q '"egsnrc"' "$work/run_slabs/result.json" && fail "slab run: compared with the water cube's EGSnrc reference"
+    echo "ok: slab run"
+else
+    fail "slab run failed: $(cat "$work/stderr")"
+fi
 
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "all phantom geometry CLI tests passed"

@@ -25,6 +25,8 @@ typedef struct {
     char error[1024];
     int have_type;
     char dir[4096]; /* the problem file's folder, "" for the current one: relative paths start there */
+    const char* raw; /* the line just read as it is in the file (before inih drops an inline comment) */
+    size_t raw_len;
 } load_ctx_t;
 
 /* Records an error of the line just read; returns NULL (the reader's stop). */
@@ -295,20 +297,31 @@ static int geo_path(load_ctx_t* c, const char* key, const char* value, char* out
 }
 
 /* `slabs = material density thickness_cm; ...`: slabs front to back, each
- * line adding to those before. */
+ * line adding to those before; `,` separates them too (a `;` after a blank
+ * starts an INI comment, so `;` is written right after the thickness). */
 static int geo_slabs(load_ctx_t* c, mct_cli_geometry_t* g, const char* key, const char* value) {
-    const char* why = "expected slabs 'material density_g_cm3 thickness_cm', separated by ';'";
+    const char* why = "expected slabs 'material density_g_cm3 thickness_cm', separated by ';' or ','";
+    /* inih drops " ; ..." as an inline comment: slabs there would be lost unseen. */
+    size_t semis_raw = 0, semis = 0;
+    for (size_t i = 0; c->raw && i < c->raw_len; ++i) semis_raw += c->raw[i] == ';';
+    for (const char* q = value; *q; ++q) semis += *q == ';';
+    if (semis_raw > semis)
+        return fail(c, "phantom", key, value,
+                    "a ';' after a blank starts an INI comment, and what follows it is dropped: write ';' right after "
+                    "the thickness ('water 1.0 3; bone 1.85 2') or separate slabs with ','");
     const char* at = value;
     int added = 0;
     while (*at) {
-        const size_t len = strcspn(at, ";");
+        const size_t len = strcspn(at, ";,");
         char item[MCT_CLI_INI_MAX_LINE + 1], *w[4];
         snprintf(item, sizeof item, "%.*s", (int)len, at);
-        at += len + (at[len] == ';');
+        at += len + (at[len] != '\0');
         int n = 0;
-        for (char* t = strtok(item, " \t"); t; t = strtok(NULL, " \t")) {
+        for (char* t = item + strspn(item, " \t"); *t; t += strspn(t, " \t")) {
             if (n == 3) return fail(c, "phantom", key, value, why);
             w[n++] = t;
+            t += strcspn(t, " \t");
+            if (*t) *t++ = '\0';
         }
         if (n == 0 && !*at && added) break; /* a ';' closing the line */
         if (n != 3) return fail(c, "phantom", key, value, why);
@@ -548,6 +561,7 @@ static char* read_line(char* str, int num, void* stream) {
         return line_error(c, why);
     }
     while (n > 0 && (*line == ' ' || *line == '\t')) ++line, --n;
+    c->raw = line, c->raw_len = n;
     memcpy(str, line, n);
     str[n] = '\0';
     if (str[0] == '[') {
