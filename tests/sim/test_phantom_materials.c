@@ -349,6 +349,35 @@ static void test_water_unchanged(void) {
     sim_phantom_tables_free(&tm);
 }
 
+/* data/materials/materials.ini, the built-ins written as a list: the same
+ * materials, tables bit for bit (the same CSV text parsed by strtod and by
+ * the compiler), compositions to the 1e-6 of their printed digits. */
+static void test_shipped_list(void) {
+    mct_phantom_material_t out[8];
+    int count = 0;
+    void* storage = NULL;
+    char err[512];
+    ASSERT_STATUS(mct_phantom_materials_load(MCT_SOURCE_DIR "/data/materials/materials.ini", out, 8, &count, &storage,
+                                             err, sizeof err),
+                  MCT_STATUS_SUCCESS);
+    ASSERT_TRUE(count == 4);
+    for (int i = 0; i < count; ++i) {
+        mct_phantom_material_t b;
+        ASSERT_STATUS(mct_phantom_material_builtin(out[i].name, &b), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_F64(out[i].density_g_cm3, b.density_g_cm3);
+        ASSERT_EQ_F64(out[i].i_eV, b.i_eV);
+        ASSERT_TRUE(out[i].elements == b.elements);
+        for (int k = 0; k < b.elements; ++k) {
+            ASSERT_TRUE(out[i].z[k] == b.z[k]);
+            ASSERT_NEAR_F64(out[i].w[k], b.w[k], 1e-6);
+        }
+        ASSERT_TRUE(out[i].xcom_rows == b.xcom_rows && out[i].estar_rows == b.estar_rows);
+        ASSERT_TRUE(memcmp(out[i].xcom, b.xcom, sizeof(double) * 8 * b.xcom_rows) == 0);
+        ASSERT_TRUE(memcmp(out[i].estar, b.estar, sizeof(double) * 7 * b.estar_rows) == 0);
+    }
+    free(storage);
+}
+
 int main(void) {
     const char* tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/mct_materials_XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -356,6 +385,7 @@ int main(void) {
     test_water_unchanged();
     test_builtin_tables();
     test_loader();
+    test_shipped_list();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
