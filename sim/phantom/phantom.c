@@ -99,12 +99,37 @@ static int params_valid(const mct_phantom_params_t* p) {
            (unsigned)p->transport <= (unsigned)MCT_PHANTOM_TRANSPORT_F32;
 }
 
+/* Bounds on a geometry that keep the transport finite and its dose
+ * meaningful: voxel edges of 0.1 um to 10 m, a box of at most 100 m, and
+ * densities from 1e-4 g/cm3 (below air's 1.2e-3) to 100 g/cm3 (above any
+ * material's): a particle's steps through a voxel are bounded by its range
+ * over the voxel's mass thickness, which these keep finite. */
+#define PHANTOM_DENSITY_MIN 1e-4
+#define PHANTOM_DENSITY_MAX 100.0
+static int geometry_valid(const mct_phantom_geometry_t* g) {
+    if (g->nx < 1 || g->ny < 1 || g->nz < 1 || g->materials < 1 || g->materials > MCT_PHANTOM_MAX_MATERIALS ||
+        !g->mat || !g->density)
+        return 0;
+    const double d[3] = {g->dx_cm, g->dy_cm, g->dz_cm};
+    const int n[3] = {g->nx, g->ny, g->nz};
+    for (int a = 0; a < 3; ++a)
+        if (!(d[a] >= 1e-5 && d[a] <= 1e3 && d[a] * n[a] <= 1e4)) return 0;
+    const int64_t voxels = (int64_t)g->nx * g->ny * g->nz;
+    if (voxels > INT32_MAX) return 0; /* the tally's bins, and the transport's int voxel index */
+    for (int64_t k = 0; k < voxels; ++k) {
+        const float r = g->density[k];
+        if (g->mat[k] >= g->materials || !(r >= PHANTOM_DENSITY_MIN && r <= PHANTOM_DENSITY_MAX)) return 0;
+    }
+    return 1;
+}
+
 mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally) {
     if (!p || !tally) return MCT_STATUS_NULL_POINTER;
     if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
+    if ((unsigned)p->source > (unsigned)MCT_PHANTOM_SOURCE_FANO) return MCT_STATUS_INVALID_VALUE;
+    if (p->geometry && !geometry_valid(p->geometry)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d;
-    const int64_t n = p->voxels;
-    return sim_check_float_tally(tally, n * n * n, &d);
+    return sim_check_float_tally(tally, mct_phantom_voxel_count(p), &d);
 }
 
 /* Histories per engine call. CPU chunks bound the deposit buffers (about
@@ -120,9 +145,18 @@ typedef struct {
     double* before;  /* running slab sums up to the previous batch */
 } slab_state_t;
 
+/* The depth slabs (nz) and the voxels of one (nx ny). */
+static void slab_shape(const mct_phantom_params_t* p, int64_t* n, int64_t* plane) {
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    *n = g.nz;
+    *plane = (int64_t)g.nx * g.ny;
+}
+
 static mct_status_t record_slabs(mct_tally_t tally, const mct_phantom_params_t* p, slab_state_t* s,
                                  mct_phantom_result_t* r, int64_t b) {
-    const int64_t n = p->voxels, plane = n * n;
+    int64_t n, plane;
+    slab_shape(p, &n, &plane);
     mct_status_t st = mct_tally_sums(tally, s->sums);
     if (st) return st;
     for (int64_t z = 0; z < n; ++z) {
@@ -164,7 +198,7 @@ typedef struct {
 static mct_status_t phantom_checkpoint(void* ctx, int64_t done) {
     const phantom_checkpoint_t* k = ctx;
     if (!sim_checkpoint_due(k->cp, done, k->p->batches)) return MCT_STATUS_SUCCESS;
-    const int64_t n = k->p->voxels;
+    const int64_t n = k->r->slabs;
     const size_t bytes = phantom_state_bytes(done, n);
     unsigned char* buf = malloc(bytes);
     if (!buf) return MCT_STATUS_OUT_OF_MEMORY;
@@ -182,7 +216,8 @@ static mct_status_t phantom_checkpoint(void* ctx, int64_t done) {
  * running slab sums recomputed from the loaded tally as record_slabs does. */
 static mct_status_t phantom_resume(const mct_sim_checkpoint_t* cp, mct_tally_t tally, const mct_phantom_params_t* p,
                                    int64_t done, slab_state_t* s, mct_phantom_result_t* r, mct_phantom_counters_t* c) {
-    const int64_t n = p->voxels, plane = n * n;
+    int64_t n, plane;
+    slab_shape(p, &n, &plane);
     if (cp->resume_bytes != phantom_state_bytes(done, n)) return MCT_STATUS_INVALID_VALUE;
     const unsigned char* q = (const unsigned char*)cp->resume + sizeof(int64_t);
     memcpy(c, q, sizeof *c), q += sizeof *c;
@@ -219,8 +254,9 @@ static mct_status_t combine_ranks(const mct_sim_ranks_t* ranks, mct_phantom_coun
 /* The batches through the engine; its counters into *c. */
 static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem, mct_tally_t tally,
                                mct_phantom_result_t* r, mct_phantom_counters_t* c) {
-    const int64_t n = p->voxels;
-    batch_slabs_t bs = {tally, p, r, {malloc((size_t)(n * n * n) * sizeof(double)), calloc((size_t)n, sizeof(double))}};
+    int64_t n, plane;
+    slab_shape(p, &n, &plane);
+    batch_slabs_t bs = {tally, p, r, {malloc((size_t)(n * plane) * sizeof(double)), calloc((size_t)n, sizeof(double))}};
     mct_status_t st = sim_ranks_agree(p->ranks, bs.s.sums && bs.s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY);
     /* A history's deposits are not known in advance: a sort_reduce pair
      * buffer holds a batch's. */
@@ -242,8 +278,10 @@ static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_
 
 mct_status_t mct_phantom_sort_reduce_pairs(const mct_phantom_params_t* p, int64_t* pairs, int64_t* fit) {
     if (!p || !pairs) return MCT_STATUS_NULL_POINTER;
-    if (p->voxels < 1 || p->batches < 1) return MCT_STATUS_INVALID_VALUE;
-    const double voxel_cm = p->size_cm / p->voxels;
+    if ((!p->geometry && p->voxels < 1) || p->batches < 1) return MCT_STATUS_INVALID_VALUE;
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    const double voxel_cm = fmin(g.dx_cm, fmin(g.dy_cm, g.dz_cm));
     const double per_history = 40.0 * p->energy_MeV * (voxel_cm < 0.4 ? 0.4 / voxel_cm : 1.0) + 100.0;
     const double batch = ceil((double)p->histories / (double)p->batches);
     const double estimate = batch * per_history;
@@ -291,31 +329,76 @@ static double tally_total(mct_tally_t tally, int64_t bins) {
     return total;
 }
 
+/* The water cube of p as a geometry: one material (water's tables), 1 g/cm3. */
+static mct_status_t water_cube(const mct_phantom_params_t* p, mct_phantom_geometry_t* g) {
+    const int64_t voxels = mct_phantom_voxel_count(p);
+    const double d = p->size_cm / p->voxels;
+    *g = (mct_phantom_geometry_t){.nx = p->voxels, .ny = p->voxels, .nz = p->voxels, .dx_cm = d, .dy_cm = d,
+                                  .dz_cm = d, .materials = 1};
+    strcpy(g->material[0].name, "water");
+    g->material[0].density_g_cm3 = 1.0;
+    g->mat = calloc((size_t)voxels, 1);
+    g->density = malloc((size_t)voxels * sizeof *g->density);
+    if (!g->mat || !g->density) return MCT_STATUS_OUT_OF_MEMORY;
+    for (int64_t k = 0; k < voxels; ++k) g->density[k] = 1.0f;
+    return MCT_STATUS_SUCCESS;
+}
+
+/* The Fano source's table: cdf[k] = mass of voxels 0..k over the total (the
+ * last exactly 1), in double so that a voxel of 1e-9 of the mass keeps its share. */
+static mct_status_t mass_cdf(const mct_phantom_geometry_t* g, double** out) {
+    const int64_t voxels = (int64_t)g->nx * g->ny * g->nz;
+    double* cdf = malloc((size_t)voxels * sizeof *cdf);
+    if (!cdf) return MCT_STATUS_OUT_OF_MEMORY;
+    double sum = 0.0;
+    for (int64_t k = 0; k < voxels; ++k) cdf[k] = sum += (double)g->density[k];
+    for (int64_t k = 0; k < voxels; ++k) cdf[k] /= sum;
+    cdf[voxels - 1] = 1.0;
+    *out = cdf;
+    return MCT_STATUS_SUCCESS;
+}
+
 mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, mct_phantom_result_t* out) {
     mct_tally_desc_t d;
     mct_status_t st = sim_run_start(out, mct_phantom_check(p, tally), tally, &d);
     if (st) return st;
     const double t0 = sim_now_seconds();
     *out = (mct_phantom_result_t){0};
+    int64_t slabs, plane;
+    slab_shape(p, &slabs, &plane);
     out->batches = p->batches;
-    out->slabs = p->voxels;
-    /* batches x voxels doubles, the product checked: a count past the
+    out->slabs = (int)slabs;
+    /* batches x slabs doubles, the product checked: a count past the
      * address space is TOO_LARGE, not a wrapped (small) allocation. */
-    const int fits = (uint64_t)p->batches <= (uint64_t)PTRDIFF_MAX / sizeof(double) / (uint64_t)p->voxels;
-    out->slab_batch_mev = fits ? calloc((size_t)p->batches * (size_t)p->voxels, sizeof(double)) : NULL;
+    const int fits = (uint64_t)p->batches <= (uint64_t)PTRDIFF_MAX / sizeof(double) / (uint64_t)slabs;
+    out->slab_batch_mev = fits ? calloc((size_t)p->batches * (size_t)slabs, sizeof(double)) : NULL;
     out->batch_histories = fits ? calloc((size_t)p->batches, sizeof(int64_t)) : NULL;
-    sim_phantom_tables_t tables = {0};
     if (!fits)
         st = MCT_STATUS_TOO_LARGE;
     else if (!out->slab_batch_mev || !out->batch_histories)
         st = MCT_STATUS_OUT_OF_MEMORY;
-    if (!st) st = sim_phantom_tables_build(p, NULL, &tables);
+    /* The Fano source needs voxels of their own density: the water cube
+     * becomes a geometry of one material at 1 g/cm3. */
+    mct_phantom_geometry_t cube = {0};
+    const mct_phantom_geometry_t* geom = p->geometry;
+    if (!st && !geom && p->source == MCT_PHANTOM_SOURCE_FANO) {
+        st = water_cube(p, &cube);
+        geom = &cube;
+    }
+    const int materials = geom ? geom->materials : 1;
+    sim_phantom_tables_t tables[MCT_PHANTOM_MAX_MATERIALS] = {{0}};
+    for (int m = 0; !st && m < materials; ++m) st = sim_phantom_tables_build(p, geom ? &geom->material[m] : NULL, &tables[m]);
+    double* cdf = NULL;
+    if (!st && p->source == MCT_PHANTOM_SOURCE_FANO) st = mass_cdf(geom, &cdf);
     /* What each rank made for itself, agreed before the ranks' batches. */
     st = sim_ranks_agree(p->ranks, st);
-    const sim_phantom_problem_t problem = {p, &tables, mct_phantom_transport_for(p, d.method, d.dtype)};
+    const sim_phantom_problem_t problem = {p, tables, materials, mct_phantom_transport_for(p, d.method, d.dtype), geom,
+                                           cdf};
     mct_phantom_counters_t c = {0};
     if (!st) st = run_engine(p, &problem, tally, out, &c);
-    sim_phantom_tables_free(&tables);
+    for (int m = 0; m < materials; ++m) sim_phantom_tables_free(&tables[m]);
+    free(cdf);
+    mct_phantom_geometry_free(&cube);
     if (st) {
         mct_phantom_result_free(out);
         return st;
@@ -329,7 +412,7 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     out->tally_vs_scored_rel = (out->deposited_MeV - out->scored_MeV) / out->scored_MeV;
     out->uncollided = c.uncollided;
     out->uncollided_fraction = c.uncollided / (double)p->histories;
-    if (p->particle == MCT_PHANTOM_PHOTON) {
+    if (p->particle == MCT_PHANTOM_PHOTON && !p->geometry && p->source == MCT_PHANTOM_SOURCE_BEAM) {
         out->mu_per_cm = mct_phantom_xcom_mu(p->energy_MeV, 0);
         out->uncollided_expected = exp(-out->mu_per_cm * p->size_cm);
     }

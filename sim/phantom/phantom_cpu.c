@@ -81,18 +81,23 @@ static void cpu_destroy(void* ctx) {
 
 static mct_status_t cpu_create(void** ctx, const sim_engine_args_t* a) {
     const sim_phantom_problem_t* problem = a->problem;
-    const sim_phantom_tables_t* t = problem->tables;
     phantom_cpu_t* c = calloc(1, sizeof *c);
     *ctx = c;
     if (!c) return MCT_STATUS_OUT_OF_MEMORY;
-    const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
+    const size_t reals = sim_phantom_table_reals(problem), count = reals * (size_t)problem->materials;
     c->threads = sim_cpu_threads();
     c->data64 = malloc(count * sizeof *c->data64);
     c->data32 = malloc(count * sizeof *c->data32);
     c->sinks = calloc((size_t)c->threads, sizeof *c->sinks);
     if (!c->data64 || !c->data32 || !c->sinks) return MCT_STATUS_OUT_OF_MEMORY;
-    for (size_t k = 0; k < count; ++k) c->data64[k] = t->f64[k], c->data32[k] = t->f32[k];
+    for (int m = 0; m < problem->materials; ++m) {
+        const sim_phantom_tables_t* t = &problem->tables[m];
+        for (size_t k = 0; k < reals; ++k) c->data64[m * reals + k] = t->f64[k], c->data32[m * reals + k] = t->f32[k];
+    }
     c->v = sim_phantom_views(problem, c->data64, c->data32);
+    const mct_phantom_geometry_t* g = problem->geometry;
+    sim_phantom_views_place(&c->v, problem, c->v.mtb64, c->v.mtb32, g ? g->mat : NULL, g ? g->density : NULL,
+                            problem->cdf);
     return MCT_STATUS_SUCCESS;
 }
 

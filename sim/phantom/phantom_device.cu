@@ -20,6 +20,12 @@ typedef struct {
     sim_phantom_views_t v;
     double* d64;
     float* d32;
+    /* The geometry's copies: per-material table views, voxels, Fano table. */
+    mct_ph_tables_t_f64* mtb64;
+    mct_ph_tables_t_f32* mtb32;
+    uint8_t* mat;
+    float* rho;
+    double* cdf;
     sim_phantom_device_counters_t* counters;
     mct_tally_desc_t desc; /* the tally's: its type sizes the grid before the first view */
     cudaStream_t stream;
@@ -32,6 +38,11 @@ static void device_destroy(void* ctx) {
     if (!d) return;
     cudaFree(d->d64);
     cudaFree(d->d32);
+    cudaFree(d->mtb64);
+    cudaFree(d->mtb32);
+    cudaFree(d->mat);
+    cudaFree(d->rho);
+    cudaFree(d->cdf);
     cudaFree(d->counters);
     free(d);
 }
@@ -39,7 +50,6 @@ static void device_destroy(void* ctx) {
 static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
     const sim_phantom_problem_t* problem = (const sim_phantom_problem_t*)a->problem;
     const mct_phantom_params_t* p = problem->p;
-    const sim_phantom_tables_t* t = problem->tables;
     phantom_device_t* d = (phantom_device_t*)calloc(1, sizeof *d);
     *ctx = d;
     if (!d) return MCT_STATUS_OUT_OF_MEMORY;
@@ -50,17 +60,40 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
     d->discard = p->discard;
     d->deposit = p->deposit;
     if (d->discard && !MCT_BENCHMARK_HOOKS) return MCT_STATUS_NOT_SUPPORTED; /* built without the discarding launch */
-    const size_t count = (size_t)MCT_PH_T_COUNT * t->n;
+    const size_t reals = sim_phantom_table_reals(problem);
+    const size_t count = reals * (size_t)problem->materials;
     cudaError_t err = sim_device_open(a->desc.device, &d->sms);
     if (!err) err = cudaMalloc((void**)&d->d64, count * sizeof(double));
     if (!err) err = cudaMalloc((void**)&d->d32, count * sizeof(float));
     if (!err) err = cudaMalloc((void**)&d->counters, sizeof *d->counters);
-    if (!err) err = cudaMemcpyAsync(d->d64, t->f64, count * sizeof(double), cudaMemcpyHostToDevice, d->stream);
-    if (!err) err = cudaMemcpyAsync(d->d32, t->f32, count * sizeof(float), cudaMemcpyHostToDevice, d->stream);
+    for (int m = 0; !err && m < problem->materials; ++m) {
+        const sim_phantom_tables_t* t = &problem->tables[m];
+        err = cudaMemcpyAsync(d->d64 + m * reals, t->f64, reals * sizeof(double), cudaMemcpyHostToDevice, d->stream);
+        if (!err)
+            err = cudaMemcpyAsync(d->d32 + m * reals, t->f32, reals * sizeof(float), cudaMemcpyHostToDevice, d->stream);
+    }
     if (!err) err = cudaMemsetAsync(d->counters, 0, sizeof *d->counters, d->stream);
     if (!err) err = cudaStreamSynchronize(d->stream); /* a failed copy fails here, not at the first launch */
     if (err) return sim_setup_status(err);
     d->v = sim_phantom_views(problem, d->d64, d->d32);
+    const mct_phantom_geometry_t* g = problem->geometry;
+    if (g) { /* the voxels and the views of every material's tables, on the device */
+        const size_t voxels = (size_t)g->nx * (size_t)g->ny * (size_t)g->nz, mats = (size_t)problem->materials;
+        err = cudaMalloc((void**)&d->mtb64, mats * sizeof *d->mtb64);
+        if (!err) err = cudaMalloc((void**)&d->mtb32, mats * sizeof *d->mtb32);
+        if (!err) err = cudaMalloc((void**)&d->mat, voxels);
+        if (!err) err = cudaMalloc((void**)&d->rho, voxels * sizeof(float));
+        if (!err && problem->cdf) err = cudaMalloc((void**)&d->cdf, voxels * sizeof(double));
+        if (!err) err = cudaMemcpyAsync(d->mtb64, d->v.mtb64, mats * sizeof *d->mtb64, cudaMemcpyHostToDevice, d->stream);
+        if (!err) err = cudaMemcpyAsync(d->mtb32, d->v.mtb32, mats * sizeof *d->mtb32, cudaMemcpyHostToDevice, d->stream);
+        if (!err) err = cudaMemcpyAsync(d->mat, g->mat, voxels, cudaMemcpyHostToDevice, d->stream);
+        if (!err) err = cudaMemcpyAsync(d->rho, g->density, voxels * sizeof(float), cudaMemcpyHostToDevice, d->stream);
+        if (!err && problem->cdf)
+            err = cudaMemcpyAsync(d->cdf, problem->cdf, voxels * sizeof(double), cudaMemcpyHostToDevice, d->stream);
+        if (!err) err = cudaStreamSynchronize(d->stream);
+        if (err) return sim_setup_status(err);
+    }
+    sim_phantom_views_place(&d->v, problem, d->mtb64, d->mtb32, d->mat, d->rho, d->cdf);
     return MCT_STATUS_SUCCESS;
 }
 

@@ -358,16 +358,27 @@ static void brems_parameters(sim_phantom_tables_t* t, const material_t* m, int w
     t->brems_bound = 2.0 * bound;
 }
 
+/* Whether m is data/water's water: NULL, a material without tables (a
+ * geometry's placeholder), or one with data/water's tables and H2O's
+ * elements (the built-in "water", whose mass fractions are H2O's to 1e-6).
+ * Those all get the tables the water cube always had, from H2O molecules. */
+static int is_water(const mct_phantom_material_t* m) {
+    if (!m || (!m->xcom && !m->estar)) return 1;
+    return m->xcom == sim_water_xcom && m->estar == sim_water_estar && m->elements == 2 && m->z[0] == 1 &&
+           m->z[1] == 8 && fabs(m->w[0] - 2.0 * 1.00794 / 18.01528) < 1e-5;
+}
+
 mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_phantom_material_t* mat,
                                       sim_phantom_tables_t* t) {
     const int n = MCT_PHANTOM_TABLE_POINTS;
-    if (mat && (mat->elements < 1 || mat->elements > MCT_PHANTOM_MAX_ELEMENTS || !mat->xcom || !mat->estar ||
-                mat->xcom_rows < 2 || mat->estar_rows < 2))
+    const int water = is_water(mat);
+    if (!water && (mat->elements < 1 || mat->elements > MCT_PHANTOM_MAX_ELEMENTS || !mat->xcom || !mat->estar ||
+                   mat->xcom_rows < 2 || mat->estar_rows < 2))
         return MCT_STATUS_INVALID_VALUE;
-    if (mat)
+    if (!water)
         for (int i = 0; i < mat->elements; ++i)
             if (mct_phantom_atomic_weight(mat->z[i]) == 0.0) return MCT_STATUS_INVALID_VALUE;
-    const material_t m = mat ? material_of(mat) : water_material();
+    const material_t m = water ? water_material() : material_of(mat);
     t->n = n;
     t->f64 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(double));
     t->f32 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(float));
@@ -379,7 +390,7 @@ mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_p
     t->p_inv = (n - 1) / (log(E_MAX) - t->p_ln0);
     t->e_ln0 = log(ELECTRON_T_MIN);
     t->e_inv = (n - 1) / (log(E_MAX) - t->e_ln0);
-    brems_parameters(t, &m, mat == NULL);
+    brems_parameters(t, &m, water);
     build_photon(t, &m);
     build_electron(t, &m, thresholds_of(p));
     build_inverse_range(t);
@@ -425,19 +436,32 @@ mct_ph_tables_t_f32 sim_phantom_tables_view_f32(const sim_phantom_tables_t* t, c
     return v;
 }
 
-#define PHANTOM_GEOM_ARGS(p, th)                                                                                  \
-    (p)->size_cm, (p)->voxels, (p)->energy_MeV,                                                                   \
-        (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON, (p)->electron_cutoff_MeV,          \
-        (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction, (p)->seed
+#define PHANTOM_GEOM_ARGS(p, th, n, d)                                                                            \
+    n, d, (p)->energy_MeV, (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON,                 \
+        (p)->electron_cutoff_MeV, (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction, (p)->seed
+
+/* The grid as geom_make takes it. */
+static void grid_of(const mct_phantom_params_t* p, int n[3], double d[3]) {
+    mct_phantom_grid_t gr;
+    mct_phantom_grid(p, &gr);
+    n[0] = gr.nx, n[1] = gr.ny, n[2] = gr.nz;
+    d[0] = gr.dx_cm, d[1] = gr.dy_cm, d[2] = gr.dz_cm;
+}
 
 mct_ph_geom_t_f64 sim_phantom_geom_f64(const mct_phantom_params_t* p) {
     const thresholds_t th = thresholds_of(p);
-    return mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th));
+    int n[3];
+    double d[3];
+    grid_of(p, n, d);
+    return mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th, n, d));
 }
 
 mct_ph_geom_t_f32 sim_phantom_geom_f32(const mct_phantom_params_t* p) {
     const thresholds_t th = thresholds_of(p);
-    return mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th));
+    int n[3];
+    double d[3];
+    grid_of(p, n, d);
+    return mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th, n, d));
 }
 
 double mct_phantom_engine_range_cm(const mct_phantom_params_t* p, double energy_MeV) {

@@ -289,11 +289,13 @@ static void test_builtin_tables(void) {
          * than for H at 10 MeV and a few % smaller for O: so the ratio to
          * water's is that of the sums within -15 % (heavier) and +2 % (more
          * hydrogen than water). */
-        const double zoa_w = 0.111901 / 1.00794 + 0.888099 * 8.0 / 15.9994;
+        const double zoa_w = MCT_PHANTOM_ELECTRONS_PER_G / 6.02214076e23; /* data/water's water */
         const double lt = log(10.0);
         const double rm = mct_ph_electron_table_f64(&v, MCT_PH_T_SIG_MOLLER, lt) /
                           mct_ph_electron_table_f64(&vw, MCT_PH_T_SIG_MOLLER, lt);
-        ASSERT_NEAR_F64(rm, zoa / zoa_w, 1e-9 * rm);
+        /* (The built-in water is data/water's, exactly H2O.) */
+        const double want_m = strcmp(m.name, "water") == 0 ? 1.0 : zoa / zoa_w;
+        ASSERT_NEAR_F64(rm, want_m, 1e-9 * rm);
         const double rl = mct_ph_electron_table_f64(&v, MCT_PH_T_INV_LAMBDA1, lt) /
                           mct_ph_electron_table_f64(&vw, MCT_PH_T_INV_LAMBDA1, lt);
         printf("%-6s: Moller / water %.4f (Z/A %.4f), 1/lambda1 / water %.4f (sum w Z(Z+1)/A %.4f)\n", m.name, rm,
@@ -338,13 +340,37 @@ static void test_water_unchanged(void) {
             const double want = WATER_TABLES[k][i], got = t.f64[(size_t)k * t.n + pts[i]];
             ASSERT_NEAR_F64(got, want, 1e-13 * fabs(want));
         }
-    /* The built-in water (EGSnrc's mass fractions, atoms per gram from them)
-     * builds nearly the same tables: within 1e-4 (the fractions' 4e-5 and
-     * the atomic weights' rounding). */
-    mct_phantom_material_t w;
+    /* The built-in water and a geometry's placeholder (a material without
+     * tables) are data/water's water: the same tables, bit for bit. A
+     * material with data/water's tables but another composition is not. */
+    mct_phantom_material_t w, placeholder;
+    memset(&placeholder, 0, sizeof placeholder);
+    strcpy(placeholder.name, "water");
+    placeholder.density_g_cm3 = 1.0;
     ASSERT_STATUS(mct_phantom_material_builtin("water", &w), MCT_STATUS_SUCCESS);
+    const mct_phantom_material_t* same[2] = {&w, &placeholder};
+    for (int k = 0; k < 2; ++k) {
+        ASSERT_STATUS(sim_phantom_tables_build(&p, same[k], &tm), MCT_STATUS_SUCCESS);
+        ASSERT_TRUE(memcmp(tm.f64, t.f64, sizeof(double) * MCT_PH_T_COUNT * t.n) == 0);
+        ASSERT_TRUE(memcmp(tm.f32, t.f32, sizeof(float) * MCT_PH_T_COUNT * t.n) == 0);
+        ASSERT_TRUE(tm.brems_n == t.brems_n && tm.brems_bound == t.brems_bound);
+        sim_phantom_tables_free(&tm);
+    }
+    /* Water's tables with EGSnrc's fractions rounded to 3 digits: computed
+     * from the composition, within 1e-3 of water's (the fractions' 1e-3). */
+    w.w[0] = 0.112, w.w[1] = 0.888;
     ASSERT_STATUS(sim_phantom_tables_build(&p, &w, &tm), MCT_STATUS_SUCCESS);
-    for (size_t i = 0; i < (size_t)MCT_PH_T_COUNT * t.n; ++i) ASSERT_NEAR_F64(tm.f64[i], t.f64[i], 1e-4 * fabs(t.f64[i]));
+    ASSERT_TRUE(memcmp(tm.f64, t.f64, sizeof(double) * MCT_PH_T_COUNT * t.n) != 0);
+    for (size_t i = 0; i < (size_t)MCT_PH_T_COUNT * t.n; ++i) ASSERT_NEAR_F64(tm.f64[i], t.f64[i], 1e-3 * fabs(t.f64[i]));
+    /* A material with one table only, or none of its elements known, is refused. */
+    mct_phantom_material_t bad = w;
+    sim_phantom_tables_t none = {0};
+    bad.estar = NULL;
+    ASSERT_STATUS(sim_phantom_tables_build(&p, &bad, &none), MCT_STATUS_INVALID_VALUE);
+    bad = w;
+    bad.z[1] = 120;
+    ASSERT_STATUS(sim_phantom_tables_build(&p, &bad, &none), MCT_STATUS_INVALID_VALUE);
+    ASSERT_TRUE(none.f64 == NULL && none.f32 == NULL);
     sim_phantom_tables_free(&t);
     sim_phantom_tables_free(&tm);
 }
