@@ -8,7 +8,6 @@
  * transport multiplies by the density (1 g/cm3 for the water cube). */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "phantom_tables.h"
 
@@ -60,16 +59,17 @@ double mct_phantom_srd126_mu(double e) {
 }
 double mct_phantom_estar_csda_cm(double t) { return estar(ESTAR_CSDA, t); }
 
-/* Standard atomic weights (g/mol, IUPAC; XCOM's for Z <= 92), by Z - 1. */
+/* Atomic weights (g/mol) as XCOM's ATWTS.DATA has them (the tables of
+ * data/materials were made with these), by Z - 1. */
 static const double atomic_weight[] = {
     1.00794,   4.002602, 6.941,     9.012182,  10.811,    12.011,    14.00674,  15.9994,   18.9984032, 20.1797,
     22.989768, 24.3050,  26.981539, 28.0855,   30.973762, 32.066,    35.4527,   39.948,    39.0983,    40.078,
-    44.955910, 47.88,    50.9415,   51.9961,   54.93805,  55.847,    58.93320,  58.6934,   63.546,     65.39,
+    44.955910, 47.88,    50.9415,   51.9961,   54.93805,  55.847,    58.93320,  58.69,   63.546,     65.39,
     69.723,    72.61,    74.92159,  78.96,     79.904,    83.80,     85.4678,   87.62,     88.90585,   91.224,
-    92.90638,  95.94,    97.9072,   101.07,    102.90550, 106.42,    107.8682,  112.411,   114.818,    118.710,
-    121.757,   127.60,   126.90447, 131.29,    132.90543, 137.327,   138.9055,  140.115,   140.90765,  144.24,
+    92.90638,  95.94,    97.9072,   101.07,    102.90550, 106.42,    107.8682,  112.411,   114.82,    118.710,
+    121.75,   127.60,   126.90447, 131.29,    132.90543, 137.327,   138.9055,  140.115,   140.90765,  144.24,
     144.9127,  150.36,   151.965,   157.25,    158.92534, 162.50,    164.93032, 167.26,    168.93421,  173.04,
-    174.967,   178.49,   180.9479,  183.84,    186.207,   190.23,    192.22,    195.08,    196.96654,  200.59,
+    174.967,   178.49,   180.9479,  183.85,    186.207,   190.2,    192.22,    195.08,    196.96654,  200.59,
     204.3833,  207.2,    208.98037, 208.9824,  209.9871,  222.0176,  223.0197,  226.0254,  227.0278,   232.0381,
     231.03588, 238.0289};
 
@@ -358,25 +358,27 @@ static void brems_parameters(sim_phantom_tables_t* t, const material_t* m, int w
     t->brems_bound = 2.0 * bound;
 }
 
+/* Whether m is data/water's water: NULL, a material without tables (a
+ * geometry's placeholder), or one with data/water's tables and H2O's
+ * elements (the built-in "water", whose mass fractions are H2O's to 1e-6).
+ * Those all get the tables the water cube always had, from H2O molecules. */
+static int is_water(const mct_phantom_material_t* m) {
+    if (!m || (!m->xcom && !m->estar)) return 1;
+    return m->xcom == sim_water_xcom && m->estar == sim_water_estar && m->elements == 2 && m->z[0] == 1 &&
+           m->z[1] == 8 && fabs(m->w[0] - 2.0 * 1.00794 / 18.01528) < 1e-5;
+}
+
 mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_phantom_material_t* mat,
                                       sim_phantom_tables_t* t) {
     const int n = MCT_PHANTOM_TABLE_POINTS;
-    if (mat && (mat->elements < 1 || mat->elements > MCT_PHANTOM_MAX_ELEMENTS || !mat->xcom || !mat->estar ||
-                mat->xcom_rows < 2 || mat->estar_rows < 2))
+    const int water = is_water(mat);
+    if (!water && (mat->elements < 1 || mat->elements > MCT_PHANTOM_MAX_ELEMENTS || !mat->xcom || !mat->estar ||
+                   mat->xcom_rows < 2 || mat->estar_rows < 2))
         return MCT_STATUS_INVALID_VALUE;
-    if (mat)
+    if (!water)
         for (int i = 0; i < mat->elements; ++i)
             if (mct_phantom_atomic_weight(mat->z[i]) == 0.0) return MCT_STATUS_INVALID_VALUE;
-    /* The built-in water (mct_phantom_material_builtin) is data/water's: it
-     * gets the tables the water cube always had, bit for bit, so that water
-     * given as voxels makes the uniform path's steps. */
-    mct_phantom_material_t builtin_water;
-    if (mat && mct_phantom_material_builtin("water", &builtin_water) == MCT_STATUS_SUCCESS &&
-        mat->xcom == builtin_water.xcom && mat->estar == builtin_water.estar && mat->i_eV == builtin_water.i_eV &&
-        mat->density_g_cm3 == builtin_water.density_g_cm3 && mat->elements == builtin_water.elements &&
-        !memcmp(mat->z, builtin_water.z, sizeof mat->z) && !memcmp(mat->w, builtin_water.w, sizeof mat->w))
-        mat = NULL;
-    const material_t m = mat ? material_of(mat) : water_material();
+    const material_t m = water ? water_material() : material_of(mat);
     t->n = n;
     t->f64 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(double));
     t->f32 = malloc((size_t)MCT_PH_T_COUNT * n * sizeof(float));
@@ -388,7 +390,7 @@ mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_p
     t->p_inv = (n - 1) / (log(E_MAX) - t->p_ln0);
     t->e_ln0 = log(ELECTRON_T_MIN);
     t->e_inv = (n - 1) / (log(E_MAX) - t->e_ln0);
-    brems_parameters(t, &m, mat == NULL);
+    brems_parameters(t, &m, water);
     build_photon(t, &m);
     build_electron(t, &m, thresholds_of(p));
     build_inverse_range(t);

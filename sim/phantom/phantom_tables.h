@@ -31,10 +31,13 @@ typedef struct {
     double brems_w[MCT_PH_BREMS_MAX], brems_zm13[MCT_PH_BREMS_MAX], brems_c[MCT_PH_BREMS_MAX], brems_bound;
 } sim_phantom_tables_t;
 
-/** Builds the tables of material m (NULL: the water of data/water, as the
- * water cube has always used) for the thresholds of p, as mass coefficients
- * at m's nominal density. OUT_OF_MEMORY, INVALID_VALUE (m without elements
- * or tables, an element without an atomic weight) or SUCCESS. */
+/** Builds the tables of material m for the thresholds of p, as mass
+ * coefficients at m's nominal density. m NULL, a material without tables
+ * (xcom and estar NULL: a geometry's placeholder for water) and the built-in
+ * "water" all give the water of data/water, the tables the water cube has
+ * always used, bit for bit. OUT_OF_MEMORY, INVALID_VALUE (a material with
+ * only one table, without elements, or with an element without an atomic
+ * weight) or SUCCESS. */
 mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_phantom_material_t* m,
                                       sim_phantom_tables_t* t);
 void sim_phantom_tables_free(sim_phantom_tables_t* t);

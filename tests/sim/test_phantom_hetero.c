@@ -32,7 +32,8 @@ static mct_phantom_geometry_t water_grid(int nx, int ny, int nz, double dx, doub
     g.nx = nx, g.ny = ny, g.nz = nz;
     g.dx_cm = dx, g.dy_cm = dy, g.dz_cm = dz;
     g.materials = 1;
-    ASSERT_STATUS(mct_phantom_material_builtin("water", &g.material[0]), MCT_STATUS_SUCCESS);
+    strcpy(g.material[0].name, "water");
+    g.material[0].density_g_cm3 = 1.0;
     const size_t n = (size_t)nx * ny * nz;
     g.mat = calloc(n, 1);
     g.density = malloc(n * sizeof *g.density);

@@ -15,8 +15,8 @@ Needs Python 3 with the `rdata` package (reads the .rda file).
 
 Photon tables: XCOM's mixture rule, mu/rho = sum_i (N_A w_i / A_i) sigma_i, on XCOM's
 standard grid plus every absorption edge of the constituents (a doublet: below and above);
-an element's cross sections at another element's edge are interpolated log-log in its own
-grid (linearly where a value is 0), as XCOM does for mixtures. Electron tables: copied from
+an element's cross sections at another element's edge are interpolated linearly in log-log
+in its own grid (linearly where a value is 0); every other value is XCOM's own. Electron tables: copied from
 ESTAR where the R package holds the material (air); else computed (see estar_computed()).
 """
 import argparse, math, os, subprocess, sys
