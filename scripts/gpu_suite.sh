@@ -210,6 +210,15 @@ step hetero_fano_f64 "$BUILD/tests/test_phantom_hetero" fano cuda "${MCT_FANO_HI
 step hetero_fano_f32 "$BUILD/tests/test_phantom_hetero" fano cuda "${MCT_FANO_HISTORIES:-1e8}" f32
 step hetero_memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$BUILD/tests/test_phantom_hetero" fano cuda 2e4
 fi
+# The heterogeneous examples on the GPU (not in the default stages): the slab phantom and the CT-like
+# phantom (its image made by tools/phantom/make_ct_phantom.py) at 1e6 histories each, run as a user
+# runs them; each must write its dose MetaImage and dose slice.
+if stage geometry_examples; then
+step geometry_slabs "$MCT" run examples/phantom_slabs.ini --backend cuda --histories 1e6 --out "$OUT/geometry_slabs"
+step geometry_ct env MCTALLY="$MCT" examples/phantom_ct.sh /tmp/mct-geometry-ct --backend cuda --histories 1e6
+step geometry_outputs test -s "$OUT/geometry_slabs/dose_slice.png" -a -s /tmp/mct-geometry-ct/dose.mhd \
+  -a -s /tmp/mct-geometry-ct/dose_slice.png
+fi
 # The PET problem (sim/pet) on the GPU: memcheck of its kernels, the same LOR file on cpu, emulated and
 # cuda, and the acceptances at large counts (Table 8.2's rings 70 and 99 within half its last digit and
 # 4 binomial errors; ring 0 and a point on the axis against the analytic value; the CI tests do the same
