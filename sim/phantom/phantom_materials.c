@@ -222,7 +222,13 @@ typedef struct {
 static int parse_composition(char* s, mct_phantom_material_t* m, const char* where, errbuf_t* e) {
     int n = 0;
     double sum = 0.0;
-    for (char* tok = strtok(s, " \t,"); tok; tok = strtok(NULL, " \t,")) {
+    /* Tokens between spaces, tabs and commas (by hand: strtok keeps hidden state). */
+    for (char* next = s;;) {
+        next += strspn(next, " \t,");
+        if (!*next) break;
+        char* tok = next;
+        next += strcspn(next, " \t,");
+        if (*next) *next++ = '\0';
         char* colon = strchr(tok, ':');
         double z, w;
         if (!colon) {
@@ -230,7 +236,8 @@ static int parse_composition(char* s, mct_phantom_material_t* m, const char* whe
             return 0;
         }
         *colon = '\0';
-        if (!parse_double(tok, &z) || z != floor(z) || mct_phantom_atomic_weight((int)z) == 0.0) {
+        if (!parse_double(tok, &z) || !(z >= 1.0 && z <= 92.0) || z != floor(z) ||
+            mct_phantom_atomic_weight((int)z) == 0.0) {
             fail(e, "%s: composition: unknown element Z = \"%s\" (1 to 92)", where, tok);
             return 0;
         }

@@ -153,6 +153,8 @@ static void test_loader(void) {
     expect_bad(GOOD_HEAD "composition = 1:0.5 8:0.49\n" GOOD_FILES, "sum to 0.99");
     expect_bad(GOOD_HEAD "composition = 1:0.5 0:0.5\n" GOOD_FILES, "unknown element Z = \"0\"");
     expect_bad(GOOD_HEAD "composition = 1:0.5 93:0.5\n" GOOD_FILES, "unknown element Z = \"93\"");
+    expect_bad(GOOD_HEAD "composition = 1:0.5 1e300:0.5\n" GOOD_FILES, "unknown element Z = \"1e300\"");
+    expect_bad(GOOD_HEAD "composition = 1:0.5 7.5:0.5\n" GOOD_FILES, "unknown element Z = \"7.5\"");
     expect_bad(GOOD_HEAD "composition = 1:0.5 8:x\n" GOOD_FILES, "mass fraction \"x\"");
     expect_bad(GOOD_HEAD "composition = 1:0.5 1:0.5\n" GOOD_FILES, "Z = 1 twice");
     expect_bad(GOOD_HEAD
