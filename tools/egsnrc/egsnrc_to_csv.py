@@ -72,14 +72,20 @@ def from_listing_rz(path, zgroups, rgroups):
         if "Z# P# C#" in line:
             started = True
             continue
-        m = re.match(r"\s*(\d+)\s+(\d+|\*\*)\s+(\d+|\*\*\*)\s+([\d.E+-]+)\s+\+/-\s*([\d.]+)%", line)
+        m = re.match(r"\s*(\d+|\*+)\s+(\d+|\*+)\s+(\d+|\*+)\s+([\d.E+-]+)\s+\+/-\s*([\d.]+)%", line)
         if started and m:
-            # geometrical zone = planar zone + NZ (cylinder - 1) + 1 (DOSRZnrc's $GET-IRL)
-            zone = int(m.group(1)) - 2
-            iz, ir = zone % len(dz), zone // len(dz)
-            if ir >= len(dr) or (m.group(2).isdigit() and int(m.group(2)) != iz + 1) or \
-                    (m.group(3).isdigit() and int(m.group(3)) != ir + 1):
-                sys.exit("%s: zone %s does not match the %d slabs x %d cylinders of the groups" % (path, m.group(1), len(dz), len(dr)))
+            # The listing prints zone Z#, slab P# and cylinder C# in fixed
+            # widths, *** where one overflows: take P# and C# where printed,
+            # else derive them from Z# = P# + NZ (C# - 1) + 1 (DOSRZnrc's
+            # $GET-IRL), and require all that are printed to agree.
+            z, p, c = (int(g) if g.isdigit() else None for g in m.group(1, 2, 3))
+            if p is None or c is None:
+                if z is None:
+                    sys.exit("%s: a zone with neither its number nor its slab and cylinder: %r" % (path, line.strip()))
+                p, c = (z - 2) % len(dz) + 1, (z - 2) // len(dz) + 1
+            iz, ir = p - 1, c - 1
+            if not (0 <= iz < len(dz) and 0 <= ir < len(dr)) or (z is not None and z != iz + len(dz) * ir + 2):
+                sys.exit("%s: zone %r does not match the %d slabs x %d cylinders of the groups" % (path, line.strip()[:12], len(dz), len(dr)))
             t = float(m.group(4))
             rows.append((ze[iz], ze[iz + 1], re_[ir], re_[ir + 1], t * 1e22, t * 1e22 * float(m.group(5)) / 100.0))
     if not rows:
