@@ -201,6 +201,15 @@ step bench_phantom_physics bench_physics ""
 # figures were measured with, beside the validated default's.
 step bench_phantom_physics_delta02 bench_physics _delta02 --delta-threshold 0.2
 fi
+# Heterogeneous phantoms (not in the default stages): the Fano cavity test at 1e8 electron histories
+# (2.5e7 photons) on the GPU in both transport precisions, every voxel of the 1000x density contrast
+# within 4.5 of its standard errors of the uniform dose (tests/sim/test_phantom_hetero.c); the same
+# test under compute-sanitizer memcheck at a small count.
+if stage hetero; then
+step hetero_fano_f64 "$BUILD/tests/test_phantom_hetero" fano cuda "${MCT_FANO_HISTORIES:-1e8}"
+step hetero_fano_f32 "$BUILD/tests/test_phantom_hetero" fano cuda "${MCT_FANO_HISTORIES:-1e8}" f32
+step hetero_memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$BUILD/tests/test_phantom_hetero" fano cuda 2e4
+fi
 # The PET problem (sim/pet) on the GPU: memcheck of its kernels, the same LOR file on cpu, emulated and
 # cuda, and the acceptances at large counts (Table 8.2's rings 70 and 99 within half its last digit and
 # 4 binomial errors; ring 0 and a point on the axis against the analytic value; the CI tests do the same

@@ -81,7 +81,7 @@ static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_p
     double mean[N], err[N];
     ASSERT_STATUS(mct_tally_results(t, mean, err), MCT_STATUS_SUCCESS);
     printf("fano %s %s %s %g MeV, %lld histories: escaped %.3g MeV, balance %.2e\n",
-           backend == MCT_BACKEND_CPU ? "cpu" : "emulated", transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64",
+           mct_backend_name(backend), transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64",
            particle == MCT_PHANTOM_PHOTON ? "photons" : "electrons", energy, (long long)histories, r.escaped_MeV,
            r.energy_balance_rel);
     ASSERT_EQ_F64(r.escaped_MeV, 0.0); /* periodic: nothing leaves */
@@ -91,7 +91,7 @@ static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_p
         const double expect = energy * g.density[k] / mass, ratio = mean[k] / expect;
         if (g.density[k] != 1.0f || k == 0)
             printf("  voxel %2d density %-6g dose / expected %.5f +- %.5f\n", k, g.density[k], ratio, err[k] * ratio);
-        ASSERT_TRUE(err[k] > 0.0 && err[k] < 0.15);
+        ASSERT_TRUE(err[k] > 0.0 && err[k] < 0.25); /* a test with power: sigma of a few % at most */
         ASSERT_LE_F64(fabs(ratio - 1.0), 4.5 * err[k] * ratio);
         if (fabs(ratio - 1.0) / (err[k] * ratio) > worst) worst = fabs(ratio - 1.0) / (err[k] * ratio);
     }
@@ -171,53 +171,33 @@ static void test_backends_agree(void) {
     mct_phantom_geometry_free(&g);
 }
 
-/* Mean depth of the energy deposited, and its standard error from the
- * batches' slab sums. */
-static void mean_depth(const mct_phantom_result_t* r, double dz, double* mean, double* err) {
-    double m[64];
-    ASSERT_TRUE(r->batches <= 64);
-    double all_e = 0.0, all_ze = 0.0;
-    for (int64_t b = 0; b < r->batches; ++b) {
-        double e = 0.0, ze = 0.0;
-        for (int z = 0; z < r->slabs; ++z) {
-            const double v = r->slab_batch_mev[b * r->slabs + z];
-            e += v, ze += v * (z + 0.5) * dz;
-        }
-        m[b] = ze / e;
-        all_e += e, all_ze += ze;
-    }
-    *mean = all_ze / all_e;
-    double var = 0.0;
-    for (int64_t b = 0; b < r->batches; ++b) var += (m[b] - *mean) * (m[b] - *mean);
-    *err = sqrt(var / (double)(r->batches * (r->batches - 1)));
-}
-
-/* Water at density 1 as voxels (steps cut at every face) against the
- * uniform-medium path (steps across faces): the same physics, so the same
- * energy deposited and the same mean depth within 4.5 standard errors. */
+/* Water at density 1 given as voxels against the uniform-medium path: the
+ * voxel path cuts steps only where the medium changes, and here it changes
+ * only at the surface, so both make the same steps from the same numbers and
+ * the voxels' energies agree bit for bit (electrons and photons, FP64 and
+ * FP32, an odd grid whose faces the beam starts between and an even one
+ * whose faces it starts on). */
 static void test_voxels_match_uniform(void) {
-    mct_phantom_geometry_t g = water_grid(20, 20, 40, 0.5, 0.5, 0.25);
-    mct_phantom_params_t pv = beam(&g, MCT_PHANTOM_ELECTRON, 10.0, 3000);
-    pv.batches = 20;
-    mct_phantom_params_t pu = pv;
-    pu.geometry = NULL;
-    pu.voxels = 40, pu.size_cm = 10.0; /* the same 0.25 cm slabs; laterally 10 cm instead of 20 x 0.5 */
-    mct_phantom_result_t rv, ru;
-    mct_tally_t tv = make(&pv, MCT_BACKEND_CPU, MCT_METHOD_ATOMIC), tu = make(&pu, MCT_BACKEND_CPU, MCT_METHOD_ATOMIC);
-    ASSERT_STATUS(mct_phantom_run(&pv, tv, &rv), MCT_STATUS_SUCCESS);
-    ASSERT_STATUS(mct_phantom_run(&pu, tu, &ru), MCT_STATUS_SUCCESS);
-    double mv, ev, mu, eu;
-    mean_depth(&rv, 0.25, &mv, &ev);
-    mean_depth(&ru, 0.25, &mu, &eu);
-    const double dv = rv.deposited_MeV / rv.incident_MeV, du = ru.deposited_MeV / ru.incident_MeV;
-    printf("voxels: mean depth %.4f +- %.4f cm, deposited %.4f +- %.4f; uniform: %.4f +- %.4f cm, %.4f +- %.4f\n", mv,
-           ev, dv, dv * rv.deposited_rel_err, mu, eu, du, du * ru.deposited_rel_err);
-    ASSERT_LE_F64(fabs(mv - mu), 4.5 * sqrt(ev * ev + eu * eu));
-    ASSERT_LE_F64(fabs(dv - du), 4.5 * hypot(dv * rv.deposited_rel_err, du * ru.deposited_rel_err));
-    ASSERT_LE_F64(fabs(rv.energy_balance_rel), 1e-9);
-    mct_phantom_result_free(&rv), mct_phantom_result_free(&ru);
-    mct_tally_destroy(tv), mct_tally_destroy(tu);
-    mct_phantom_geometry_free(&g);
+    for (int n = 9; n <= 10; ++n) {
+        mct_phantom_geometry_t g = water_grid(n, n, n, 1.0, 1.0, 1.0);
+        for (int kind = 0; kind < 4; ++kind) {
+            mct_phantom_params_t pv = beam(&g, kind & 1 ? MCT_PHANTOM_PHOTON : MCT_PHANTOM_ELECTRON, 10.0, 100);
+            pv.transport = kind & 2 ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
+            mct_phantom_params_t pu = pv;
+            pu.geometry = NULL;
+            pu.voxels = n, pu.size_cm = n;
+            double *v = sums_of(&pv, MCT_BACKEND_CPU, MCT_METHOD_FIXED), *u = sums_of(&pu, MCT_BACKEND_CPU, MCT_METHOD_FIXED);
+            double total = 0.0;
+            for (int64_t k = 0; k < (int64_t)n * n * n; ++k) {
+                ASSERT_EQ_F64(v[k], u[k]);
+                total += v[k];
+            }
+            ASSERT_TRUE(total > 0.0);
+            free(v), free(u);
+        }
+        mct_phantom_geometry_free(&g);
+    }
+    printf("water as voxels = the uniform path, bitwise\n");
 }
 
 /* Geometries the engine cannot run: refused before any transport. */
@@ -249,13 +229,31 @@ static void test_refused(void) {
     printf("bad geometries refused\n");
 }
 
-int main(void) {
+/* `test_phantom_hetero fano BACKEND HISTORIES [f32]` runs the Fano test
+ * alone at a large count (the GPU suite: cuda, 1e8), electrons then photons. */
+static int fano_only(int argc, char** argv) {
+    mct_backend_t backend;
+    if (argc < 4 || mct_backend_from_name(argv[2], &backend) != MCT_STATUS_SUCCESS) {
+        fprintf(stderr, "usage: test_phantom_hetero fano BACKEND HISTORIES [f32]\n");
+        return 2;
+    }
+    const int64_t n = (int64_t)strtod(argv[3], NULL);
+    const mct_phantom_transport_t tr =
+        argc > 4 && strcmp(argv[4], "f32") == 0 ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
+    fano(backend, tr, MCT_PHANTOM_ELECTRON, 1.0, n);
+    fano(backend, tr, MCT_PHANTOM_PHOTON, 2.0, n / 4);
+    printf("test_phantom_hetero fano: OK\n");
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    if (argc > 1 && strcmp(argv[1], "fano") == 0) return fano_only(argc, argv);
     test_refused();
     test_density_scaling();
     test_backends_agree();
     fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_ELECTRON, 1.0, 100000);
     fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F32, MCT_PHANTOM_ELECTRON, 1.0, 100000);
-    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_PHOTON, 2.0, 40000);
+    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_PHOTON, 2.0, 100000);
     test_voxels_match_uniform();
     printf("test_phantom_hetero: OK\n");
     return 0;
