@@ -20,7 +20,7 @@ import mkinp  # noqa: E402
 
 NAME = "lat_e10"
 ENERGY = 10.0
-HISTORIES = 2000000
+HISTORIES = 600000
 SEED = (15, 25)
 GROUPS = [(50, 0.1), (1, 35.0)]
 RADII = ["%.1f" % (0.1 * i) for i in range(1, 51)] + ["20.0"]
