@@ -77,6 +77,11 @@ typedef struct {
     double delta_threshold_MeV;  /**< Moller delta rays made above it (0: MCT_PHANTOM_DELTA_DEFAULT_MEV), [0.0125, 1e9] */
     double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off), [0.001, 1e9] */
     double step_fraction;        /**< largest fractional energy loss per step (0.04), in [1e-3, 0.5] */
+    /** Voxel geometries: a step shortens as it nears a voxel of another
+     * medium (at most the perpendicular distance to it), down to this many
+     * first transport mean free paths (the skin); 0: no shortening, steps
+     * are only cut where the medium changes. [0, 1] */
+    double skin_lambda1;
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
     mct_phantom_source_t source; /**< the pencil beam (default) or the Fano test's source */

@@ -101,7 +101,7 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
 template <typename R, typename T>
 static int persistent_grid(const phantom_device_t* d, const mct_tally_view_t& view) {
     const int buf = sim_phantom_buffers<T>(d->deposit, view);
-    return sim_persistent_grid(d->grid_blocks, sim_phantom_kernel_for<R, T>(view, buf), d->block,
+    return sim_persistent_grid(d->grid_blocks, sim_phantom_kernel_for<R, T>(view, buf, d->v.g64.het), d->block,
                                sim_phantom_smem<T>(view, d->block, buf), d->sms);
 }
 

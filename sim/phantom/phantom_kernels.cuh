@@ -171,9 +171,17 @@ struct sim_phantom_buffered_sink {
     __device__ __forceinline__ void flush(void) { buf.flush(); }
 };
 
+/** A sink that also says whether its kernel has the voxel path (phantom_geometry.h). */
+template <typename Base, bool HET>
+struct sim_phantom_sink_in : Base {
+    using Base::Base;
+    static constexpr bool het = HET;
+};
+
 #define MCT_PH_FN template <typename MCT_PH_SinkT> static __device__ __forceinline__
 #define MCT_PH_FN_COLD template <typename MCT_PH_SinkT> static __device__ __noinline__
 #define MCT_PH_SINK_T MCT_PH_SinkT
+#define MCT_PH_SINK_HET MCT_PH_SinkT::het
 #define MCT_PH_SCORE(sink, voxel, e) (sink)->add((voxel), (e))
 #include "phantom_transport.h"
 
@@ -186,8 +194,9 @@ struct sim_phantom_real<double> {
     typedef mct_ph_tables_t_f64 tables_t;
     typedef mct_ph_geom_t_f64 geom_t;
     typedef mct_ph_track_t_f64 track_t;
-    static __device__ __forceinline__ void begin(track_t* t, const geom_t* g, uint64_t h) {
-        mct_ph_track_begin_f64(t, g, h);
+    template <typename S>
+    static __device__ __forceinline__ void begin(S* s, track_t* t, const geom_t* g, uint64_t h) {
+        mct_ph_track_begin_f64(s, t, g, h);
     }
     static __device__ __forceinline__ int next(const track_t* t) { return mct_ph_track_next_f64(t); }
     template <typename S>
@@ -202,8 +211,9 @@ struct sim_phantom_real<float> {
     typedef mct_ph_tables_t_f32 tables_t;
     typedef mct_ph_geom_t_f32 geom_t;
     typedef mct_ph_track_t_f32 track_t;
-    static __device__ __forceinline__ void begin(track_t* t, const geom_t* g, uint64_t h) {
-        mct_ph_track_begin_f32(t, g, h);
+    template <typename S>
+    static __device__ __forceinline__ void begin(S* s, track_t* t, const geom_t* g, uint64_t h) {
+        mct_ph_track_begin_f32(s, t, g, h);
     }
     static __device__ __forceinline__ int next(const track_t* t) { return mct_ph_track_next_f32(t); }
     template <typename S>
@@ -283,7 +293,8 @@ struct sim_phantom_params {
  * tally mode MODE (MCT_BLOCK_MODE_ANY: the method's, found at run time), with
  * the rounding-loss hook H (MCT_LOSS_NONE: no code for it); BUF: every
  * deposit through a deposit buffer (sim_phantom_buffered_sink) instead. */
-template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE, mct_loss_hook_t H, bool BUF = false>
+template <typename R, typename T, mct_method_t M, mct_block_mode_t MODE, mct_loss_hook_t H, bool BUF = false,
+          bool HET = false>
 static __global__ void SIM_PH_MAX_REGISTERS
 mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_t tb,
                    SIM_PH_GRID_CONST const typename sim_phantom_real<R>::geom_t g, uint64_t first, int64_t n,
@@ -302,8 +313,9 @@ mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_
     __syncthreads();
     const auto* const ptb = &params.tb;
     const auto* const pg = &params.g;
-    typename std::conditional<BUF, sim_phantom_buffered_sink<T, M>, sim_phantom_sink<T, M, MODE, H>>::type sink(
-        pview, runs, discard);
+    sim_phantom_sink_in<
+        typename std::conditional<BUF, sim_phantom_buffered_sink<T, M>, sim_phantom_sink<T, M, MODE, H>>::type, HET>
+        sink(pview, runs, discard);
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
@@ -314,7 +326,7 @@ mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_
     for (int busy = 0;;) {
         if (!busy) {
             if (next >= n) break;
-            sim_phantom_real<R>::begin(&track, pg, first + (uint64_t)next);
+            sim_phantom_real<R>::begin(&sink, &track, pg, first + (uint64_t)next);
             next += stride;
             busy = 1; /* it may wait before its first step */
         }
@@ -408,8 +420,22 @@ static inline sim_phantom_kernel_t<R> sim_phantom_buffered_kernel_for(const mct_
         return mct_phantom_kernel<R, T, MCT_METHOD_SORT_REDUCE, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
     return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
 }
+/** The kernels with the voxel path (het): `atomic` (the FP64 and FP32
+ * engines) and the instances that pick the method at each add, direct and
+ * buffered; every method runs, the paper's with their own instances only on
+ * the uniform medium. */
 template <typename R, typename T>
-static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view, int buffered = 0) {
+static inline sim_phantom_kernel_t<R> sim_phantom_het_kernel_for(const mct_tally_view_t& view, int buffered) {
+    if (buffered)
+        return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true, true>;
+    if (view.method == MCT_METHOD_ATOMIC)
+        return mct_phantom_kernel<R, T, MCT_METHOD_ATOMIC, MCT_BLOCK_MODE_PER_LANE, MCT_LOSS_FROM_VIEW, false, true>;
+    return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, false, true>;
+}
+template <typename R, typename T>
+static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view, int buffered = 0,
+                                                             int het = 0) {
+    if (het) return sim_phantom_het_kernel_for<R, T>(view, buffered);
     if (buffered) return sim_phantom_buffered_kernel_for<R, T>(view);
     return mct_loss_hook_for(view) == MCT_LOSS_NONE ? sim_phantom_kernel_for<R, T, MCT_LOSS_NONE>(view)
                                                     : sim_phantom_kernel_for<R, T, MCT_LOSS_FROM_VIEW>(view);
@@ -423,12 +449,12 @@ static inline void sim_phantom_launch(const typename sim_phantom_real<R>::tables
                                        int grid, int block, cudaStream_t stream, mct_sim_deposit_t deposit) {
     if (view.dtype == MCT_DTYPE_F32) {
         const int buf = sim_phantom_buffers<float>(deposit, view);
-        const auto kernel = sim_phantom_kernel_for<R, float>(view, buf);
+        const auto kernel = sim_phantom_kernel_for<R, float>(view, buf, g.het);
         MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<float>(view, block, buf), stream, tb, g, first, n, view,
                    discard, sim_phantom_runs<float>(view, block), out);
     } else {
         const int buf = sim_phantom_buffers<double>(deposit, view);
-        const auto kernel = sim_phantom_kernel_for<R, double>(view, buf);
+        const auto kernel = sim_phantom_kernel_for<R, double>(view, buf, g.het);
         MCT_LAUNCH(((*kernel)), grid, block, sim_phantom_smem<double>(view, block, buf), stream, tb, g, first, n, view,
                    discard, sim_phantom_runs<double>(view, block), out);
     }

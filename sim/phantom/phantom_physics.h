@@ -9,8 +9,9 @@
  * which adds energy into a tally, is in phantom_transport.inc: each engine
  * includes it after saying how a deposit reaches its tally (see that file).
  *
- * Units: cm, MeV, g/cm3 (liquid water, density 1, so mass and linear
- * coefficients are equal). The phantom is the box -L/2 <= x, y <= L/2,
+ * Units: cm, MeV, g/cm3. The tables are per unit mass (cm2/g, g/cm2) of
+ * one material at its nominal density (phantom_tables.h); for the water cube
+ * (density 1) mass and linear coefficients are equal. The phantom is the box -L/2 <= x, y <= L/2,
  * 0 <= z <= L; the beam enters at the origin along +z. */
 #ifndef MCT_SIM_PHANTOM_PHYSICS_H
 #define MCT_SIM_PHANTOM_PHYSICS_H
@@ -20,6 +21,7 @@
 
 #include "mctally/mct_config.h"
 #include "mctally/mct_rng.h"
+#include "phantom_materials.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +31,8 @@ extern "C" {
 #define MCT_PHANTOM_MEC2 0.51099895
 /** Radiation length of liquid water (cm at density 1; PDG: 36.08 g/cm2). */
 #define MCT_PHANTOM_X0_CM 36.08
+/** The most elements of a material's bremsstrahlung shape (MCT_PH(tables_t)). */
+#define MCT_PH_BREMS_MAX MCT_PHANTOM_MAX_ELEMENTS
 /** Electrons per gram of water: N_A * Z/A = 6.02214076e23 * 10 / 18.01528. */
 #define MCT_PHANTOM_ELECTRONS_PER_G 3.342774e23
 /** Classical electron radius (cm). */
@@ -67,16 +71,16 @@ enum { MCT_PH_PRIMARY = 1, MCT_PH_COLLIDED = 2 };
  * quantities on a grid in ln E, electron ones on a grid in ln T, and the
  * energy as a function of the residual range on a grid in ln R. */
 enum {
-    MCT_PH_T_MU = 0,        /**< photon: total attenuation without coherent, 1/cm */
+    MCT_PH_T_MU = 0,        /**< photon: total attenuation without coherent, cm2/g */
     MCT_PH_T_P_PHOTO,       /**< photon: photoelectric / total */
     MCT_PH_T_P_PHOTO_INCOH, /**< photon: (photoelectric + incoherent) / total; pair is the rest */
-    MCT_PH_T_RANGE,         /**< electron: range from the continuous stopping power, cm */
-    MCT_PH_T_SIG_BREM,      /**< electron: bremsstrahlung with k > brems threshold, 1/cm */
-    MCT_PH_T_SIG_MOLLER,    /**< electron: Moller collisions with energy transfer > delta threshold, 1/cm */
-    MCT_PH_T_SIG_MAJ,       /**< electron: a majorant of the sum of both for all energies <= T, 1/cm */
-    MCT_PH_T_INV_LAMBDA1,   /**< electron: inverse first transport mean free path (screened Rutherford), 1/cm */
-    MCT_PH_T_INV_LAMBDA2,   /**< electron: inverse second transport mean free path (screened Rutherford), 1/cm */
-    MCT_PH_T_E_OF_R,        /**< range grid: kinetic energy with this residual range, MeV */
+    MCT_PH_T_RANGE,         /**< electron: range from the continuous stopping power, g/cm2 */
+    MCT_PH_T_SIG_BREM,      /**< electron: bremsstrahlung with k > brems threshold, cm2/g */
+    MCT_PH_T_SIG_MOLLER,    /**< electron: Moller collisions with energy transfer > delta threshold, cm2/g */
+    MCT_PH_T_SIG_MAJ,       /**< electron: a majorant of the sum of both for all energies <= T, cm2/g */
+    MCT_PH_T_INV_LAMBDA1,   /**< electron: inverse first transport mean free path (screened Rutherford), cm2/g */
+    MCT_PH_T_INV_LAMBDA2,   /**< electron: inverse second transport mean free path (screened Rutherford), cm2/g */
+    MCT_PH_T_E_OF_R,        /**< range grid (g/cm2): kinetic energy with this residual range, MeV */
     MCT_PH_T_MW_LN_A,       /**< logit grid: ln A of the Wentzel law whose mean of u = (1 - cos)/2 is m, at logit ln(m/(1/2 - m)) */
     MCT_PH_T_MW_RATIO,      /**< logit grid: <u^2>/<u> of that Wentzel law */
     MCT_PH_T_MW_INV_LN_A,   /**< ratio grid: ln A of the Wentzel law whose <u^2>/<u> is 1/t, at t */

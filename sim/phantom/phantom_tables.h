@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file phantom_tables.h  Internal: the engine's tables, built at run time from
- * the NIST tables compiled into the program (the CSV files of data/water). */
+/** @file phantom_tables.h  Internal: the engine's tables of one material, built
+ * at run time from its NIST tables (the CSV files of data/water and
+ * data/materials compiled into the program, or a material list's) and its
+ * composition, in mass units (cm2/g, MeV cm2/g, g/cm2). */
 #ifndef MCT_SIM_PHANTOM_TABLES_H
 #define MCT_SIM_PHANTOM_TABLES_H
 
@@ -24,10 +26,18 @@ typedef struct {
     double p_ln0, p_inv, e_ln0, e_inv, r_ln0, r_inv, q_ln0, q_inv, k_lo, k_inv;
     double* f64; /**< MCT_PH_T_COUNT tables of n points */
     float* f32;  /**< the same, rounded to float */
+    /* The bremsstrahlung shape of the material (see MCT_PH(tables_t)). */
+    int brems_n;
+    double brems_w[MCT_PH_BREMS_MAX], brems_zm13[MCT_PH_BREMS_MAX], brems_c[MCT_PH_BREMS_MAX], brems_bound;
 } sim_phantom_tables_t;
 
-/** Builds the tables of material m (NULL: water) for the thresholds of p,
- * in mass units (cm2/g, g/cm2). OUT_OF_MEMORY or SUCCESS. */
+/** Builds the tables of material m for the thresholds of p, as mass
+ * coefficients at m's nominal density. m NULL, a material without tables
+ * (xcom and estar NULL: a geometry's placeholder for water) and the built-in
+ * "water" all give the water of data/water, the tables the water cube has
+ * always used, bit for bit. OUT_OF_MEMORY, INVALID_VALUE (a material with
+ * only one table, without elements, or with an element without an atomic
+ * weight) or SUCCESS. */
 mct_status_t sim_phantom_tables_build(const mct_phantom_params_t* p, const mct_phantom_material_t* m,
                                       sim_phantom_tables_t* t);
 void sim_phantom_tables_free(sim_phantom_tables_t* t);
@@ -48,6 +58,9 @@ extern const int sim_water_estar_rows, sim_water_estar_cols;
 extern const double sim_water_estar[];
 extern const int sim_water_srd126_rows, sim_water_srd126_cols;
 extern const double sim_water_srd126[];
+
+/** Standard atomic weight of element z (g/mol), 0 outside 1 .. 92. */
+double mct_phantom_atomic_weight(int z);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,12 @@
 
 int main(void) {
     const double m = MCT_PHANTOM_MEC2, kcut = 0.01;
+    mct_phantom_params_t p;
+    mct_phantom_params_init(&p);
+    sim_phantom_tables_t tb = {0};
+    ASSERT_STATUS(sim_phantom_tables_build(&p, NULL, &tb), MCT_STATUS_SUCCESS);
+    const mct_ph_tables_t_f64 t64 = sim_phantom_tables_view_f64(&tb, tb.f64);
+    const mct_ph_tables_t_f32 t32 = sim_phantom_tables_view_f32(&tb, tb.f32);
     const double energies[] = {0.05, 1.0, 10.0, 20.0, 200.0};
     /* Complete screening: per molecule, sum_i w_i [2 (phi1(0) - c_i) - 2/3 (phi2(0) - c_i)]. */
     const double soft = 4.0 * (2.0 * 20.867 - 2.0 / 3.0 * 20.029) +
@@ -23,14 +29,14 @@ int main(void) {
         const double t = energies[ie], etot = t + m;
         double gmax = 0.0;
         for (int i = 0; i <= 20000; ++i) {
-            const double g = mct_ph_brems_shape_f64(t / etot * i / 20000.0, etot);
+            const double g = mct_ph_brems_shape_f64(&t64, t / etot * i / 20000.0, etot);
             ASSERT_TRUE(g >= 0.0);
             if (g > gmax) gmax = g;
         }
         ASSERT_LE_F64(gmax, 2772.5);
-        ASSERT_NEAR_F64(mct_ph_brems_shape_f64(1e-9, etot), soft, 1e-6 * soft);
+        ASSERT_NEAR_F64(mct_ph_brems_shape_f64(&t64, 1e-9, etot), soft, 1e-6 * soft);
         /* The hard end: less than the complete-screening shape's 3/4 of its soft value. */
-        ASSERT_LT_F64(mct_ph_brems_shape_f64(t / etot, etot), 0.75 * soft);
+        ASSERT_LT_F64(mct_ph_brems_shape_f64(&t64, t / etot, etot), 0.75 * soft);
         if (t <= kcut) continue;
         /* The mean photon energy of the sampler against the shape's:
          * int g dk / int g/k dk over [kcut, t] (Simpson in ln k), within 5
@@ -40,7 +46,7 @@ int main(void) {
         double num = 0.0, den = 0.0;
         for (int i = 0; i <= n; ++i) {
             const double k = exp(l0 + i * h), w = i == 0 || i == n ? 1.0 : (i % 2 ? 4.0 : 2.0);
-            const double g = mct_ph_brems_shape_f64(k / etot, etot);
+            const double g = mct_ph_brems_shape_f64(&t64, k / etot, etot);
             num += w * g * k, den += w * g;
         }
         const double want = num / den;
@@ -49,7 +55,7 @@ int main(void) {
             mct_phantom_rng_init(&rng, 7 + (uint64_t)f32, ie);
             double s = 0.0, q = 0.0;
             for (int i = 0; i < SAMPLES; ++i) {
-                const double k = f32 ? (double)mct_ph_brems_f32(&rng, (float)t, (float)kcut) : mct_ph_brems_f64(&rng, t, kcut);
+                const double k = f32 ? (double)mct_ph_brems_f32(&t32, &rng, (float)t, (float)kcut) : mct_ph_brems_f64(&t64, &rng, t, kcut);
                 ASSERT_TRUE(k > 0.999 * kcut && k <= t);
                 s += k, q += k * k;
             }
@@ -58,6 +64,7 @@ int main(void) {
             ASSERT_NEAR_F64(mean, want, 5.0 * err + (f32 ? 1e-5 * want : 0.0));
         }
     }
+    sim_phantom_tables_free(&tb);
     printf("test_sim_phantom_brems: ok\n");
     return 0;
 }
