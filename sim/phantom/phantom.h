@@ -255,6 +255,19 @@ typedef struct {
 mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd, double k,
                                         mct_phantom_comparison_t* out);
 
+/** The same test against any reference depth dose: n rows of (depth_cm,
+ * width_cm, mev, err) as the CSVs of data/reference/egsnrc hold them (slabs
+ * from the entry face, rising, not overlapping; energy per slab on any scale).
+ * With a geometry, doses are per unit mass: each slab's energy over its mass
+ * thickness, from the densities on the beam axis, so slabs of different media
+ * compare as dose to the medium (R50/Rp are then not computed). `name` is
+ * kept in out. NOT_SUPPORTED when the grids share fewer than 10 slabs;
+ * INVALID_VALUE for rows out of order, negative widths or errors, or
+ * non-finite energies; NULL_POINTER; SUCCESS. */
+mct_status_t mct_phantom_compare_reference(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd,
+                                           const char* name, const double* rows, int n, double k,
+                                           mct_phantom_comparison_t* out);
+
 mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_ranges_t* out);
 
 /* The writers add their files to an output set (sim_output.h): nothing is in
