@@ -74,7 +74,6 @@ static const mct_sim_param_t phantom_params[] = {
     {PHANTOM_PARAM(F64, delta_threshold_MeV), 0.0125, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
     {PHANTOM_PARAM(F64, brems_threshold_MeV), 0.001, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
     {PHANTOM_PARAM(F64, step_fraction), 1e-3, 0.5, PHANTOM_FILE, 0.04, "largest fractional energy loss per step"},
-    {PHANTOM_PARAM(F64, skin_lambda1), 0.0, 1.0, PHANTOM_FILE, 0.0, "transport mean free paths"},
     {PHANTOM_PARAM(I64, histories), 1.0, INFINITY, 0, 1e5, NULL},
     {PHANTOM_PARAM(I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
     {PHANTOM_PARAM(U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},

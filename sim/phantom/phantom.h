@@ -77,11 +77,6 @@ typedef struct {
     double delta_threshold_MeV;  /**< Moller delta rays made above it (0: MCT_PHANTOM_DELTA_DEFAULT_MEV), [0.0125, 1e9] */
     double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off), [0.001, 1e9] */
     double step_fraction;        /**< largest fractional energy loss per step (0.04), in [1e-3, 0.5] */
-    /** Voxel geometries: a step shortens as it nears a voxel of another
-     * medium (at most the perpendicular distance to it), down to this many
-     * first transport mean free paths (the skin); 0: no shortening, steps
-     * are only cut where the medium changes. [0, 1] */
-    double skin_lambda1;
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
     mct_phantom_source_t source; /**< the pencil beam (default) or the Fano test's source */
@@ -262,6 +257,19 @@ typedef struct {
  * or the two grids share fewer than 10 slabs; NULL_POINTER; SUCCESS. */
 mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd, double k,
                                         mct_phantom_comparison_t* out);
+
+/** The same test against any reference depth dose: n rows of (depth_cm,
+ * width_cm, mev, err) as the CSVs of data/reference/egsnrc hold them (slabs
+ * from the entry face, rising, not overlapping; energy per slab on any scale).
+ * With a geometry, doses are per unit mass: each slab's energy over its mass
+ * thickness, from the densities on the beam axis, so slabs of different media
+ * compare as dose to the medium (R50/Rp are then not computed). `name` is
+ * kept in out. NOT_SUPPORTED when the grids share fewer than 10 slabs;
+ * INVALID_VALUE for rows out of order, negative widths or errors, or
+ * non-finite energies; NULL_POINTER; SUCCESS. */
+mct_status_t mct_phantom_compare_reference(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd,
+                                           const char* name, const double* rows, int n, double k,
+                                           mct_phantom_comparison_t* out);
 
 mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_ranges_t* out);
 

@@ -30,22 +30,24 @@ static const reference_t references[] = {
 /* Slab boundaries closer than this (cm) are the same boundary. */
 #define SAME_CM 1e-6
 
-/* A curve on the common slabs: lower edge, width, energy and variance. */
+/* A curve on the common slabs: lower edge, width, energy, variance and mass
+ * thickness (g/cm2: the width in water at 1 g/cm3). */
 typedef struct {
     int n;
-    double *lo, *w, *e, *var;
+    double *lo, *w, *e, *var, *mass;
 } merged_t;
 
 static void merged_free(merged_t* m) {
-    free(m->lo), free(m->w), free(m->e), free(m->var);
+    free(m->lo), free(m->w), free(m->e), free(m->var), free(m->mass);
     memset(m, 0, sizeof *m);
 }
 
 /* Walks both grids (run: slabs of dz from 0; reference: its rows) and sums
  * each into the slabs between the boundaries both have, up to the end of the
  * shorter. */
-static int merge(const mct_phantom_depth_dose_t* dd, const reference_t* ref, merged_t* a, merged_t* b) {
-    const int nr = *ref->n, nd = dd->n;
+static int merge(const mct_phantom_depth_dose_t* dd, const double* rows, int nr, const double* rho, merged_t* a,
+                 merged_t* b) {
+    const int nd = dd->n;
     const double dz = 2.0 * dd->depth_cm[0];
     const int cap = nr < nd ? nr : nd;
     merged_t* m[2] = {a, b};
@@ -55,15 +57,17 @@ static int merge(const mct_phantom_depth_dose_t* dd, const reference_t* ref, mer
         m[k]->w = malloc((size_t)cap * sizeof(double));
         m[k]->e = malloc((size_t)cap * sizeof(double));
         m[k]->var = malloc((size_t)cap * sizeof(double));
-        if (!m[k]->lo || !m[k]->w || !m[k]->e || !m[k]->var) return 0;
+        m[k]->mass = malloc((size_t)cap * sizeof(double));
+        if (!m[k]->lo || !m[k]->w || !m[k]->e || !m[k]->var || !m[k]->mass) return 0;
     }
     int i = 0, j = 0; /* next run slab, next reference slab */
-    double start = 0.0, ea = 0.0, va = 0.0, eb = 0.0, vb = 0.0;
+    double start = 0.0, ea = 0.0, va = 0.0, eb = 0.0, vb = 0.0, mass = 0.0;
     while (i < nd && j < nr) {
-        const double* r = ref->rows + 4 * (size_t)j;
+        const double* r = rows + 4 * (size_t)j;
         const double run_hi = (i + 1) * dz, ref_hi = r[0] + 0.5 * r[1];
         if (run_hi <= ref_hi + SAME_CM) {
             ea += dd->mev[i], va += dd->err[i] * dd->err[i];
+            mass += dz * (rho ? rho[i] : 1.0);
             ++i;
         }
         if (ref_hi <= run_hi + SAME_CM) {
@@ -75,9 +79,10 @@ static int merge(const mct_phantom_depth_dose_t* dd, const reference_t* ref, mer
             a->lo[n] = b->lo[n] = start;
             a->w[n] = b->w[n] = ref_hi - start;
             a->e[n] = ea, a->var[n] = va, b->e[n] = eb, b->var[n] = vb;
+            a->mass[n] = b->mass[n] = mass;
             a->n = b->n = n + 1;
             start = ref_hi;
-            ea = va = eb = vb = 0.0;
+            ea = va = eb = vb = mass = 0.0;
         }
     }
     return 1;
@@ -86,7 +91,7 @@ static int merge(const mct_phantom_depth_dose_t* dd, const reference_t* ref, mer
 static double max_dose(const merged_t* m) {
     double d = 0.0;
     for (int i = 0; i < m->n; ++i)
-        if (m->e[i] / m->w[i] > d) d = m->e[i] / m->w[i];
+        if (m->e[i] / m->mass[i] > d) d = m->e[i] / m->mass[i];
     return d;
 }
 
@@ -107,20 +112,29 @@ static mct_status_t ranges_of(const merged_t* m, mct_phantom_ranges_t* out) {
     return st;
 }
 
-mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd, double k,
-                                        mct_phantom_comparison_t* out) {
-    if (!p || !dd || !out) return MCT_STATUS_NULL_POINTER;
-    memset(out, 0, sizeof *out);
-    const reference_t* ref = NULL;
-    for (size_t i = 0; i < sizeof references / sizeof *references; ++i)
-        if (references[i].particle == p->particle && fabs(references[i].energy_MeV - p->energy_MeV) < 1e-9)
-            ref = &references[i];
-    /* The references are of the water cube's pencil beam: a geometry or another source is another problem. */
-    if (!ref || p->geometry || p->source != MCT_PHANTOM_SOURCE_BEAM || fabs(p->electron_cutoff_MeV - 0.2) > 1e-9 ||
-        fabs(p->photon_cutoff_MeV - 0.01) > 1e-9 || dd->n < 2)
-        return MCT_STATUS_NOT_SUPPORTED;
+/* The slabs' densities on the beam axis (NULL for the water cube): what
+ * turns energy per slab into dose to the medium. */
+static double* axis_density(const mct_phantom_params_t* p, int slabs) {
+    const mct_phantom_geometry_t* g = p->geometry;
+    if (!g || g->nz != slabs) return NULL;
+    double* rho = malloc((size_t)slabs * sizeof *rho);
+    if (!rho) return NULL;
+    const int64_t axis = (int64_t)(g->nx / 2) + (int64_t)g->nx * (g->ny / 2);
+    for (int z = 0; z < slabs; ++z) rho[z] = g->density[axis + (int64_t)z * g->nx * g->ny];
+    return rho;
+}
+
+/* The test of phantom.h's mct_phantom_comparison_t against a reference of
+ * nr rows (depth_cm, width_cm, mev, err), doses per unit mass. */
+static mct_status_t compare_rows(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd, const char* name,
+                                 const double* rows, int nr, double k, mct_phantom_comparison_t* out) {
+    if (dd->n < 2 || nr < 1) return MCT_STATUS_NOT_SUPPORTED;
+    double* rho = NULL;
+    if (p->geometry && !(rho = axis_density(p, dd->n))) return MCT_STATUS_OUT_OF_MEMORY;
     merged_t a = {0}, b = {0};
-    if (!merge(dd, ref, &a, &b)) {
+    const int merged = merge(dd, rows, nr, rho, &a, &b);
+    free(rho);
+    if (!merged) {
         merged_free(&a), merged_free(&b);
         return MCT_STATUS_OUT_OF_MEMORY;
     }
@@ -137,13 +151,13 @@ mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct
         a.e[i] *= f, a.var[i] *= f * f;
     }
     const double dmax = max_dose(&b);
-    out->name = ref->name;
+    out->name = name;
     out->k = k;
     double worst_fail = -1.0, worst_all = 0.0, depth_fail = 0.0, depth_all = 0.0;
     for (int i = 0; i < a.n; ++i) {
-        const double w = a.w[i], dr = b.e[i] / w, dm = a.e[i] / w;
+        const double w = a.w[i], dr = b.e[i] / a.mass[i], dm = a.e[i] / a.mass[i];
         if (dr < 0.05 * dmax) continue;
-        const double sig = k * sqrt(a.var[i] + b.var[i]) / w;
+        const double sig = k * sqrt(a.var[i] + b.var[i]) / a.mass[i];
         const double diff = fabs(dm - dr) / dmax;
         int pass = fabs(dm - dr) <= 0.02 * dmax + sig;
         /* Distance to agreement: the run's curve between the centres of its
@@ -154,7 +168,7 @@ mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct
             if (j < 0 || j >= a.n) continue;
             const double dist = fabs((a.lo[j] + 0.5 * a.w[j]) - (a.lo[i] + 0.5 * w));
             if (dist > 0.1 + SAME_CM) continue;
-            const double dj = a.e[j] / a.w[j];
+            const double dj = a.e[j] / a.mass[j];
             lo = dj < lo ? dj : lo;
             hi = dj > hi ? dj : hi;
         }
@@ -166,8 +180,37 @@ mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct
     }
     out->worst_diff = worst_fail >= 0.0 ? worst_fail : worst_all;
     out->worst_depth_cm = worst_fail >= 0.0 ? depth_fail : depth_all;
-    if (p->particle == MCT_PHANTOM_ELECTRON)
+    if (p->particle == MCT_PHANTOM_ELECTRON && !p->geometry) /* ranges in cm mean little across media */
         out->ranges = ranges_of(&a, &out->run) == MCT_STATUS_SUCCESS && ranges_of(&b, &out->ref) == MCT_STATUS_SUCCESS;
     merged_free(&a), merged_free(&b);
     return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd, double k,
+                                        mct_phantom_comparison_t* out) {
+    if (!p || !dd || !out) return MCT_STATUS_NULL_POINTER;
+    memset(out, 0, sizeof *out);
+    const reference_t* ref = NULL;
+    for (size_t i = 0; i < sizeof references / sizeof *references; ++i)
+        if (references[i].particle == p->particle && fabs(references[i].energy_MeV - p->energy_MeV) < 1e-9)
+            ref = &references[i];
+    /* The references are of the water cube's pencil beam: a geometry or another source is another problem. */
+    if (!ref || p->geometry || p->source != MCT_PHANTOM_SOURCE_BEAM || fabs(p->electron_cutoff_MeV - 0.2) > 1e-9 ||
+        fabs(p->photon_cutoff_MeV - 0.01) > 1e-9)
+        return MCT_STATUS_NOT_SUPPORTED;
+    return compare_rows(p, dd, ref->name, ref->rows, *ref->n, k, out);
+}
+
+mct_status_t mct_phantom_compare_reference(const mct_phantom_params_t* p, const mct_phantom_depth_dose_t* dd,
+                                           const char* name, const double* rows, int n, double k,
+                                           mct_phantom_comparison_t* out) {
+    if (!p || !dd || !rows || !out) return MCT_STATUS_NULL_POINTER;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < n; ++i) {
+        const double* r = rows + 4 * (size_t)i;
+        const int ordered = i == 0 || r[0] - 0.5 * r[1] >= rows[4 * (size_t)(i - 1)] + 0.5 * rows[4 * (size_t)(i - 1) + 1] - SAME_CM;
+        if (!(r[1] > 0.0) || !(r[0] - 0.5 * r[1] >= -SAME_CM) || !isfinite(r[2]) || !(r[3] >= 0.0) || !ordered)
+            return MCT_STATUS_INVALID_VALUE;
+    }
+    return compare_rows(p, dd, name, rows, n, k, out);
 }

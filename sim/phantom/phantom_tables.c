@@ -453,9 +453,7 @@ mct_ph_geom_t_f64 sim_phantom_geom_f64(const mct_phantom_params_t* p) {
     int n[3];
     double d[3];
     grid_of(p, n, d);
-    mct_ph_geom_t_f64 g = mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th, n, d));
-    g.skin = p->skin_lambda1;
-    return g;
+    return mct_ph_geom_make_f64(PHANTOM_GEOM_ARGS(p, th, n, d));
 }
 
 mct_ph_geom_t_f32 sim_phantom_geom_f32(const mct_phantom_params_t* p) {
@@ -463,9 +461,7 @@ mct_ph_geom_t_f32 sim_phantom_geom_f32(const mct_phantom_params_t* p) {
     int n[3];
     double d[3];
     grid_of(p, n, d);
-    mct_ph_geom_t_f32 g = mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th, n, d));
-    g.skin = (float)p->skin_lambda1;
-    return g;
+    return mct_ph_geom_make_f32(PHANTOM_GEOM_ARGS(p, th, n, d));
 }
 
 double mct_phantom_engine_range_cm(const mct_phantom_params_t* p, double energy_MeV) {

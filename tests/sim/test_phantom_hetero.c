@@ -14,9 +14,6 @@
 #include "phantom.h"
 #include "test_assert.h"
 
-/* The parameters' default skin. */
-#define DEFAULT_SKIN (-1.0)
-
 static mct_tally_t make(const mct_phantom_params_t* p, mct_backend_t backend, mct_method_t method) {
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
@@ -60,7 +57,7 @@ static mct_phantom_geometry_t water_grid(int nx, int ny, int nz, double dx, doub
  * density an electron running along it scores without bound, and the
  * error estimate of so heavy a tail is not to be trusted. */
 static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_phantom_particle_t particle,
-                 double energy, int64_t histories, double skin) {
+                 double energy, int64_t histories) {
     enum { N = 27 };
     mct_phantom_geometry_t g = water_grid(3, 3, 3, 0.1, 0.1, 0.1);
     g.density[13] = 0.001f; /* (1, 1, 1) */
@@ -78,15 +75,14 @@ static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_p
     p.histories = histories;
     p.batches = 20;
     p.seed = 5;
-    if (skin >= 0.0) p.skin_lambda1 = skin;
     mct_tally_t t = make(&p, backend, MCT_METHOD_ATOMIC);
     mct_phantom_result_t r;
     ASSERT_STATUS(mct_phantom_run(&p, t, &r), MCT_STATUS_SUCCESS);
     double mean[N], err[N];
     ASSERT_STATUS(mct_tally_results(t, mean, err), MCT_STATUS_SUCCESS);
-    printf("fano %s %s %s %g MeV, %lld histories, skin %g: escaped %.3g MeV, balance %.2e\n",
+    printf("fano %s %s %s %g MeV, %lld histories: escaped %.3g MeV, balance %.2e\n",
            mct_backend_name(backend), transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64",
-           particle == MCT_PHANTOM_PHOTON ? "photons" : "electrons", energy, (long long)histories, skin, r.escaped_MeV,
+           particle == MCT_PHANTOM_PHOTON ? "photons" : "electrons", energy, (long long)histories, r.escaped_MeV,
            r.energy_balance_rel);
     ASSERT_EQ_F64(r.escaped_MeV, 0.0); /* periodic: nothing leaves */
     ASSERT_LE_F64(fabs(r.energy_balance_rel), transport == MCT_PHANTOM_TRANSPORT_F32 ? 1e-5 : 1e-9);
@@ -233,9 +229,8 @@ static void test_refused(void) {
     printf("bad geometries refused\n");
 }
 
-/* `test_phantom_hetero fano BACKEND HISTORIES [f32|f64 [SKIN]]` runs the
- * Fano test alone at a large count (the GPU suite: cuda, 1e8), electrons
- * then photons. */
+/* `test_phantom_hetero fano BACKEND HISTORIES [f32]` runs the Fano test
+ * alone at a large count (the GPU suite: cuda, 1e8), electrons then photons. */
 static int fano_only(int argc, char** argv) {
     mct_backend_t backend;
     if (argc < 4 || mct_backend_from_name(argv[2], &backend) != MCT_STATUS_SUCCESS) {
@@ -245,9 +240,8 @@ static int fano_only(int argc, char** argv) {
     const int64_t n = (int64_t)strtod(argv[3], NULL);
     const mct_phantom_transport_t tr =
         argc > 4 && strcmp(argv[4], "f32") == 0 ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
-    const double skin = argc > 5 ? strtod(argv[5], NULL) : DEFAULT_SKIN;
-    fano(backend, tr, MCT_PHANTOM_ELECTRON, 1.0, n, skin);
-    fano(backend, tr, MCT_PHANTOM_PHOTON, 2.0, n / 4, skin);
+    fano(backend, tr, MCT_PHANTOM_ELECTRON, 1.0, n);
+    fano(backend, tr, MCT_PHANTOM_PHOTON, 2.0, n / 4);
     printf("test_phantom_hetero fano: OK\n");
     return 0;
 }
@@ -257,9 +251,9 @@ int main(int argc, char** argv) {
     test_refused();
     test_density_scaling();
     test_backends_agree();
-    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_ELECTRON, 1.0, 100000, DEFAULT_SKIN);
-    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F32, MCT_PHANTOM_ELECTRON, 1.0, 100000, DEFAULT_SKIN);
-    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_PHOTON, 2.0, 100000, DEFAULT_SKIN);
+    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_ELECTRON, 1.0, 100000);
+    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F32, MCT_PHANTOM_ELECTRON, 1.0, 100000);
+    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_PHOTON, 2.0, 100000);
     test_voxels_match_uniform();
     printf("test_phantom_hetero: OK\n");
     return 0;

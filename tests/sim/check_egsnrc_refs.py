@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks the committed EGSnrc references of the slab phantom
+(data/reference/egsnrc/slabs) and of the lateral dose
+(data/reference/egsnrc/lateral), so that a damaged or hand-edited file fails:
+
+  - each CSV is exactly what tools/egsnrc/egsnrc_to_csv.py makes from the
+    committed DOSRZnrc listing (same text);
+  - slabs: 210 slabs, contiguous from 0 to 30 cm, 1 mm thick to 20 cm, the
+    material interfaces at 3, 5 and 12 cm on slab edges, energies finite and
+    >= 0, every error > 0 where the energy is, and the statistical goal of the
+    runs met: 1 sigma <= 1 % of the maximum (per cm) wherever the energy per cm
+    is >= 5 % of it;
+  - lateral: the complete 50 x 50 grid of 1 mm slabs x 1 mm annuli, doses
+    finite and >= 0, errors > 0 where the dose is, the depths 1, 2 and 3 cm on
+    slab edges, and the dose on the axis falling with depth past 1 cm while
+    the beam spreads (a file of other slabs or annuli fails that).
+
+usage: check_egsnrc_refs.py REPO_ROOT"""
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+BEAMS = ["slab_g6", "slab_g18", "slab_e10", "slab_e20"]
+SLAB_GROUPS = "200x0.1,10x1"
+SLAB_DENSITIES = "30x1,20x1.85,70x0.26,90x1"
+INTERFACES = (3.0, 5.0, 12.0)
+EPS = 1e-9
+
+
+def fail(msg):
+    sys.exit("check_egsnrc_refs: " + msg)
+
+
+def read_csv(path, header):
+    lines = open(path).read().splitlines()
+    if not lines or lines[0] != header:
+        fail("%s: header is not %r" % (path, header))
+    rows = []
+    for k, line in enumerate(lines[1:], 2):
+        try:
+            v = [float(x) for x in line.split(",")]
+        except ValueError:
+            fail("%s:%d: not numbers: %r" % (path, k, line))
+        if len(v) != header.count(",") + 1 or not all(math.isfinite(x) for x in v):
+            fail("%s:%d: want %d finite numbers" % (path, k, header.count(",") + 1))
+        rows.append(v)
+    return rows
+
+
+def same_as_converted(tool, mode, lst, args, csv):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x.csv")
+        cmd = [sys.executable, tool, mode, lst, args[0]] + ([args[1]] if mode == "rz" else []) + [out] + args[2:]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            fail("%s: converter failed: %s" % (lst, r.stderr.strip() or r.stdout.strip()))
+        if open(out).read() != open(csv).read():
+            fail("%s is not what %s makes from %s" % (csv, os.path.basename(tool), lst))
+
+
+def check_slabs(root, tool):
+    d = os.path.join(root, "data", "reference", "egsnrc", "slabs")
+    for b in BEAMS:
+        csv, lst = os.path.join(d, b + ".csv"), os.path.join(d, b + ".egslst")
+        for p in (csv, lst, os.path.join(d, b + ".egsinp")):
+            if not os.path.isfile(p):
+                fail("missing " + p)
+        same_as_converted(tool, "lst", lst, [SLAB_GROUPS, None, SLAB_DENSITIES], csv)
+        rows = read_csv(csv, "depth_cm,width_cm,mev,err")
+        if len(rows) != 210:
+            fail("%s: %d slabs, want 210" % (csv, len(rows)))
+        edge, edges = 0.0, [0.0]
+        for z, w, e, s in rows:
+            if abs((z - 0.5 * w) - edge) > 1e-4:
+                fail("%s: slab at %g cm does not start where the previous ends (%g cm)" % (csv, z, edge))
+            if abs(w - (0.1 if z < 20.0 else 1.0)) > EPS:
+                fail("%s: slab at %g cm is %g cm thick" % (csv, z, w))
+            if e < 0 or (e > 0 and s <= 0) or s < 0:
+                fail("%s: slab at %g cm: energy %g, error %g" % (csv, z, e, s))
+            edge = z + 0.5 * w
+            edges.append(edge)
+        if abs(edge - 30.0) > 1e-4:
+            fail("%s: slabs end at %g cm, want 30" % (csv, edge))
+        for x in INTERFACES:
+            if min(abs(x - e) for e in edges) > 1e-4:
+                fail("%s: the interface at %g cm is not a slab edge" % (csv, x))
+        peak = max(e / w for z, w, e, s in rows)
+        for z, w, e, s in rows:
+            if e / w >= 0.05 * peak and s / w > 0.01 * peak:
+                fail("%s: slab at %g cm: error %.3g %% of the maximum (goal 1 %%)" % (csv, z, 100 * s / w / peak))
+
+
+def check_lateral(root, tool):
+    d = os.path.join(root, "data", "reference", "egsnrc", "lateral")
+    csv, lst = os.path.join(d, "lat_e10.csv"), os.path.join(d, "lat_e10.egslst")
+    for p in (csv, lst, os.path.join(d, "lat_e10.egsinp")):
+        if not os.path.isfile(p):
+            fail("missing " + p)
+    same_as_converted(tool, "rz", lst, ["50x0.1,1x35", "50x0.1,1x15"], csv)
+    rows = read_csv(csv, "z_lo_cm,z_hi_cm,r_lo_cm,r_hi_cm,dose,err")
+    grid = {(round(z0 * 10), round(r0 * 10)) for z0, z1, r0, r1, v, s in rows}
+    want = {(i, j) for i in range(50) for j in range(50)}
+    if len(rows) != 2500 or grid != want:
+        fail("%s: want the 50 x 50 grid of 1 mm slabs x 1 mm annuli" % csv)
+    for z0, z1, r0, r1, v, s in rows:
+        if abs(z1 - z0 - 0.1) > 1e-6 or abs(r1 - r0 - 0.1) > 1e-6 or v < 0 or s < 0 or (v > 0 and s <= 0):
+            fail("%s: zone z %g-%g r %g-%g: dose %g error %g" % (csv, z0, z1, r0, r1, v, s))
+    axis = {round(z0 * 10): v for z0, z1, r0, r1, v, s in rows if r0 == 0.0}
+    for i in (10, 20, 30):
+        if not axis[i] > axis[i + 10]:
+            fail("%s: the dose on the axis does not fall from %g to %g cm" % (csv, i / 10, i / 10 + 1))
+    edges = {round(z0, 6) for z0, *_ in rows}
+    for x in (1.0, 2.0, 3.0):
+        if round(x, 6) not in edges:
+            fail("%s: no slab edge at %g cm" % (csv, x))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    tool = os.path.join(root, "tools", "egsnrc", "egsnrc_to_csv.py")
+    check_slabs(root, tool)
+    check_lateral(root, tool)
+    print("check_egsnrc_refs: slab and lateral references complete")
+
+
+main()
