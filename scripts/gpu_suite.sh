@@ -201,14 +201,51 @@ step bench_phantom_physics bench_physics ""
 # figures were measured with, beside the validated default's.
 step bench_phantom_physics_delta02 bench_physics _delta02 --delta-threshold 0.2
 fi
-# Heterogeneous phantoms (not in the default stages): the Fano cavity test at 1e8 electron histories
-# (2.5e7 photons) on the GPU in both transport precisions, every voxel of the 1000x density contrast
-# within 4.5 of its standard errors of the uniform dose (tests/sim/test_phantom_hetero.c); the same
-# test under compute-sanitizer memcheck at a small count.
+# Heterogeneous phantoms (not in the default stages): the Fano cavity test at MCT_FANO_HISTORIES (1e8)
+# electron histories (a quarter as many photons) on the GPU in both transport precisions, every voxel
+# of the 1000x density contrast within 4.5 of its standard errors of the uniform dose
+# (tests/sim/test_phantom_hetero.c), and under compute-sanitizer memcheck at a small count; the slab
+# phantom (water / bone / lung / water) against EGSnrc DOSRZnrc (data/reference/egsnrc/slabs) with its
+# four beams at MCT_SLAB_HISTORIES (1e7) each, every depth with >= 5 % of the maximum within 2 %/1 mm
+# (check_phantom_result.py); the speed of 20 MeV electrons (FP64 transport, atomic f64 tally) in the
+# 256 x 256 x 128 CT-like phantom and in the slabs (result.json's histories_per_second, the transport's
+# own time); and, where MCT_BASE_SRC names an older tree, the uniform water cube's Table II rows
+# (atomic, block_reduce) built from it and from this tree, side by side in one run.
 if stage hetero; then
 step hetero_fano_f64 "$BUILD/tests/test_phantom_hetero" fano cuda "${MCT_FANO_HISTORIES:-1e8}"
 step hetero_fano_f32 "$BUILD/tests/test_phantom_hetero" fano cuda "${MCT_FANO_HISTORIES:-1e8}" f32
 step hetero_memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$BUILD/tests/test_phantom_hetero" fano cuda 2e4
+slab_check() { # BEAM PARTICLE ENERGY
+  sed -e "s|^slabs = |reference = $PWD/data/reference/egsnrc/slabs/slab_$1.csv\nslabs = |" \
+    -e "s/^energy_MeV = .*/energy_MeV = $3/" -e "s/^particle = .*/particle = $2/" examples/phantom_slabs.ini \
+    >"/tmp/mct-slab-$1.ini" &&
+    "$MCT" run "/tmp/mct-slab-$1.ini" --backend cuda --histories "${MCT_SLAB_HISTORIES:-1e7}" --batches 20 \
+      --method atomic --out "/tmp/mct-slab-$1" &&
+    cp "/tmp/mct-slab-$1/result.json" "$OUT/hetero_slab_$1.result.log" &&
+    python3 tests/sim/check_phantom_result.py "/tmp/mct-slab-$1/result.json"
+}
+step hetero_slab_e10 slab_check e10 electron 10
+step hetero_slab_e20 slab_check e20 electron 20
+step hetero_slab_g6 slab_check g6 photon 6
+step hetero_slab_g18 slab_check g18 photon 18
+hetero_speed() { # NAME INI ARGS...: one run's histories/s
+  "$MCT" run "$2" --backend cuda --method atomic --dtype f64 --out "/tmp/mct-speed-$1" "${@:3}" &&
+    python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phantom"]; print("%s: %.3g histories/s (transport %.3f s)" % (sys.argv[2], p["histories_per_second"], p["transport_seconds"]))' \
+      "/tmp/mct-speed-$1/result.json" "$1"
+}
+mkdir -p /tmp/mct-ct && python3 tools/phantom/make_ct_phantom.py /tmp/mct-ct/ct_phantom && cp examples/phantom_ct.ini /tmp/mct-ct/
+step hetero_speed_ct hetero_speed ct /tmp/mct-ct/phantom_ct.ini --histories "${MCT_SPEED_HISTORIES:-4e6}" --batches 2
+step hetero_speed_slabs hetero_speed slabs examples/phantom_slabs.ini --histories "${MCT_SPEED_HISTORIES:-4e6}" --batches 2
+if [ -n "${MCT_BASE_SRC:-}" ]; then
+  step hetero_base_build sh -c "cmake -S '$MCT_BASE_SRC' -B build-base -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=${MCT_CUDA_ARCH:-90} >/dev/null && cmake --build build-base -j $(nproc) --target mctally_cli"
+  for b in base this; do
+    bin=build-base/tools/mctally/mctally; [ $b = this ] && bin=$MCT
+    step "hetero_uniform_$b" env MCT_COMMIT="$b" "$bin" bench phantom --tables 2 --methods atomic,block_reduce \
+      --out "$OUT/bench_uniform_$b.json"
+    python3 bench/phantom/table.py "$OUT/bench_uniform_$b.json" >"$OUT/bench_uniform_$b.md" 2>/dev/null
+  done
+fi
 fi
 # The heterogeneous examples on the GPU (not in the default stages): the slab phantom and the CT-like
 # phantom (its image made by tools/phantom/make_ct_phantom.py) at 1e6 histories each, run as a user

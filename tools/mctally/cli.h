@@ -37,6 +37,7 @@ typedef struct {
     char image_materials[MCT_PHANTOM_MAX_MATERIALS][32];
     char calibration[4096];        /* image: HU table file; "" the default */
     char materials[4096];          /* a material list file; "" none */
+    char reference[4096];          /* a depth-dose CSV (depth_cm,width_cm,mev,err) to compare with; "" none */
 } mct_cli_geometry_t;
 
 /** A problem file after parsing, before command-line overrides. */
@@ -152,12 +153,15 @@ typedef struct {
     mct_pet_index_t pet_index; /* pet: the LOR index the tally was made for (mct_cli_pet_create) */
     char pet_index_note[256];  /* pet: why, when `auto` did not give the full map */
     mct_phantom_geometry_t geometry; /* phantom: what cfg.phantom_geometry built (cfg.phantom.geometry points here) */
+    double* reference;               /* phantom: the reference's rows (4 numbers each), NULL for none */
+    int reference_rows;
 } mct_cli_run_args_t;
 
 /** Builds a phantom run's geometry from cfg.phantom_geometry into a->geometry
  * and points cfg.phantom.geometry at it (NULL for the water cube at 1 g/cm3,
- * the homogeneous path); 1 after a message ("phantom: ..."). Nothing is
- * written. mct_cli_geometry_free releases it. */
+ * the homogeneous path), and reads the `reference` depth dose into
+ * a->reference; 1 after a message ("phantom: ..."). Nothing is written.
+ * mct_cli_geometry_free releases both. */
 int mct_cli_geometry_build(mct_cli_run_args_t* a);
 void mct_cli_geometry_free(mct_cli_run_args_t* a);
 

@@ -275,9 +275,11 @@ static int pet_shape(load_ctx_t* c, const char* key, const char* value, void* pa
 enum {
     GEO_KIND = 1u << 0, GEO_MATERIAL = 1u << 1, GEO_DENSITY = 1u << 2, GEO_SLABS = 1u << 3, GEO_DEPTH = 1u << 4,
     GEO_IMAGE = 1u << 5, GEO_DENSITY_IMAGE = 1u << 6, GEO_IMAGE_MATERIALS = 1u << 7, GEO_CALIBRATION = 1u << 8,
-    GEO_MATERIALS = 1u << 9
+    GEO_MATERIALS = 1u << 9, GEO_REFERENCE = 1u << 10
 };
-#define GEO_KEYS "geometry, material, density, slabs, depth_voxel_cm, image, density_image, image_materials, calibration, materials"
+#define GEO_KEYS                                                                                                   \
+    "geometry, material, density, slabs, depth_voxel_cm, image, density_image, image_materials, calibration, "   \
+    "materials, reference"
 
 /* A material name: letters, digits, '_' and '-', 1 .. 31 of them. */
 static int material_name_ok(const char* s, size_t n) {
@@ -382,6 +384,9 @@ static int phantom_geometry_key(load_ctx_t* c, const char* key, const char* valu
     } else if (!strcmp(key, "materials")) {
         bit = GEO_MATERIALS;
         if (!geo_path(c, key, value, g->materials, sizeof g->materials)) return 0;
+    } else if (!strcmp(key, "reference")) {
+        bit = GEO_REFERENCE;
+        if (!geo_path(c, key, value, g->reference, sizeof g->reference)) return 0;
     } else if (!strcmp(key, "image_materials")) {
         bit = GEO_IMAGE_MATERIALS;
         g->nimage_materials = 0;

@@ -3,6 +3,7 @@
  * (cube, slabs or image; mct_cli_geometry_t): the materials known to it (the
  * built-in ones and a user's list file), then the builders of
  * phantom_geometry.h. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +19,72 @@ static const char* const builtin_names[] = {"water", "bone", "lung", "air", "tis
 void mct_cli_geometry_free(mct_cli_run_args_t* a) {
     mct_phantom_geometry_free(&a->geometry);
     a->cfg.phantom.geometry = NULL;
+    free(a->reference);
+    a->reference = NULL;
+    a->reference_rows = 0;
 }
 
-int mct_cli_geometry_build(mct_cli_run_args_t* a) {
+/* The most rows of a reference depth dose. */
+#define REFERENCE_MAX_ROWS 100000
+
+/* Reads `reference`: a header line, then rows of depth_cm, width_cm, mev, err
+ * (decimal numbers); 1 after a message naming the file and line. */
+static int read_reference(mct_cli_run_args_t* a, const char* path) {
+    if (sim_out_protect(path)) return mct_cli_error("phantom: reference %s: too many inputs", path);
+    FILE* f = fopen(path, "r");
+    if (!f) return mct_cli_error("phantom: reference %s: cannot open it", path);
+    char line[1024];
+    int rc = 0, lineno = 1, n = 0, cap = 0;
+    double* rows = NULL;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "depth_cm,width_cm,mev,err", 25) != 0)
+        rc = mct_cli_error("phantom: reference %s: expected the header depth_cm,width_cm,mev,err", path);
+    while (!rc && fgets(line, sizeof line, f)) {
+        ++lineno;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = mct_cli_error("phantom: reference %s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+            break;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0]) continue;
+        if (n == REFERENCE_MAX_ROWS) {
+            rc = mct_cli_error("phantom: reference %s: more than %d rows", path, REFERENCE_MAX_ROWS);
+            break;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            double* grown = realloc(rows, (size_t)cap * 4 * sizeof *rows);
+            if (!grown) {
+                rc = mct_cli_error("phantom: reference %s: out of memory", path);
+                break;
+            }
+            rows = grown;
+        }
+        char* field = line;
+        for (int c = 0; c < 4 && !rc; ++c) {
+            const size_t len = strcspn(field, ",");
+            const char end = field[len];
+            field[len] = '\0';
+            if ((c < 3 ? !end : end) || mct_cli_parse_f64(field, -HUGE_VAL, &rows[4 * (size_t)n + c]))
+                rc = mct_cli_error("phantom: reference %s:%d: expected four decimal numbers separated by ','", path,
+                                   lineno);
+            field += len + 1;
+        }
+        ++n;
+    }
+    if (!rc && ferror(f)) rc = mct_cli_error("phantom: reference %s: read error", path);
+    if (!rc && n < 2) rc = mct_cli_error("phantom: reference %s: fewer than 2 rows", path);
+    fclose(f);
+    if (rc) {
+        free(rows);
+        return rc;
+    }
+    a->reference = rows;
+    a->reference_rows = n;
+    return 0;
+}
+
+static int build_geometry(mct_cli_run_args_t* a) {
     const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
-    memset(&a->geometry, 0, sizeof a->geometry);
-    a->cfg.phantom.geometry = NULL;
-    if (strcmp(a->cfg.type, "phantom")) return 0;
 
     mct_phantom_material_t known[BUILTINS + USER_MAX];
     int count = 0;
@@ -97,4 +157,17 @@ int mct_cli_geometry_build(mct_cli_run_args_t* a) {
     a->geometry.storage = storage;
     a->cfg.phantom.geometry = &a->geometry;
     return 0;
+}
+
+int mct_cli_geometry_build(mct_cli_run_args_t* a) {
+    const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
+    memset(&a->geometry, 0, sizeof a->geometry);
+    a->cfg.phantom.geometry = NULL;
+    a->reference = NULL;
+    a->reference_rows = 0;
+    if (strcmp(a->cfg.type, "phantom")) return 0;
+    if (k->reference[0] && read_reference(a, k->reference)) return 1;
+    if (!build_geometry(a)) return 0;
+    mct_cli_geometry_free(a);
+    return 1;
 }

@@ -607,7 +607,7 @@ static cJSON* phantom_comparison_json(const mct_phantom_comparison_t* c) {
 
 static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_result_t* r, const double* dose,
                            const double* rel, const mct_phantom_ranges_t* rg, int have_ranges,
-                           const mct_phantom_comparison_t* cmp) {
+                           const mct_phantom_comparison_t* cmp, const char* cmp_key) {
     cJSON* j = cJSON_CreateObject();
     if (p->geometry) {
         const mct_phantom_geometry_t* g = p->geometry;
@@ -681,7 +681,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
                                                         : "R50 and Rp need the fall-off resolved by the depth slabs "
                                                           "(electron beam, fine voxels)");
     }
-    if (cmp) cJSON_AddItemToObject(dd, "egsnrc", phantom_comparison_json(cmp));
+    if (cmp) cJSON_AddItemToObject(dd, cmp_key, phantom_comparison_json(cmp));
     cJSON* files = cJSON_AddArrayToObject(j, "files");
     const char* names[] = {"dose.mhd",       "dose.raw",       "dose_rel_err.mhd", "dose_rel_err.raw",
                            "depth_dose.csv", "depth_dose.png", "dose_slice.png"};
@@ -704,7 +704,23 @@ static int phantom_files(const run_args_t* a, const mct_phantom_params_t* p, con
     /* R50 and Rp are ranges in the water cube: with a geometry the energy per slab follows the densities. */
     *have_ranges = p->particle == MCT_PHANTOM_ELECTRON && !p->geometry && p->source == MCT_PHANTOM_SOURCE_BEAM &&
                    mct_phantom_ranges(&dd, rg) == MCT_STATUS_SUCCESS;
-    *have_cmp = mct_phantom_egsnrc_compare(p, &dd, PHANTOM_COMPARE_K, cmp) == MCT_STATUS_SUCCESS;
+    if (a->reference) { /* the problem file's reference, in place of the built-in ones */
+        const mct_status_t st = mct_phantom_compare_reference(p, &dd, a->cfg.phantom_geometry.reference, a->reference,
+                                                              a->reference_rows, PHANTOM_COMPARE_K, cmp);
+        if (st == MCT_STATUS_INVALID_VALUE) {
+            mct_phantom_depth_dose_free(&dd);
+            return mct_cli_error("phantom: reference %s: slabs out of order, overlapping or before the entry face, "
+                                 "or errors negative", a->cfg.phantom_geometry.reference);
+        }
+        if (st == MCT_STATUS_NOT_SUPPORTED) {
+            mct_phantom_depth_dose_free(&dd);
+            return mct_cli_error("phantom: reference %s: its slabs and the run's share fewer than 10 boundaries",
+                                 a->cfg.phantom_geometry.reference);
+        }
+        *have_cmp = st == MCT_STATUS_SUCCESS;
+    } else {
+        *have_cmp = mct_phantom_egsnrc_compare(p, &dd, PHANTOM_COMPARE_K, cmp) == MCT_STATUS_SUCCESS;
+    }
     char path[4096];
     int rc = 0;
     snprintf(path, sizeof path, "%s/depth_dose.csv", dir);
@@ -781,7 +797,8 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose_rel_err.mhd"));
         add_rounding_loss(t, tally, "dose", a->loss_threshold);
         cJSON_AddItemToArray(tallies, t);
-        cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges, have_cmp ? &cmp : NULL));
+        cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges, have_cmp ? &cmp : NULL,
+                                                          a->reference ? "reference" : "egsnrc"));
         printf("phantom: %s on %s (%s), %s %s, %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV "
                "(balance %.1e)", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method),
                mct_dtype_name(d.dtype), r.transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64", r.deposited_MeV,
@@ -789,8 +806,9 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         if (have_ranges) printf(", R50 %.2f +- %.2f cm, Rp %.2f +- %.2f cm", rg.r50_cm, rg.r50_err_cm, rg.rp_cm, rg.rp_err_cm);
         printf(", %.3f s\n", r.seconds);
         if (have_cmp) {
-            printf("phantom: against EGSnrc (%s): %d of %d depths within 2 %%/1 mm (+ %.0f sigma), worst dose "
+            printf("phantom: against %s (%s): %d of %d depths within 2 %%/1 mm (+ %.0f sigma), worst dose "
                    "difference %.2f %% of the maximum at %.2f cm",
+                   a->reference ? "the reference" : "EGSnrc",
                    cmp.name, cmp.passed, cmp.points, cmp.k, 100.0 * cmp.worst_diff, cmp.worst_depth_cm);
             if (cmp.ranges)
                 printf("; R50 %.3f vs %.3f cm (%+.2f %%), Rp %.3f vs %.3f cm (%+.2f %%), surface dose %.3f vs %.3f",
