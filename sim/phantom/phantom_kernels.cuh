@@ -310,6 +310,12 @@ mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_
         params = {tb, g};
         pview = view;
     }
+    if constexpr (HET) { /* every material's table header beside them, read at every step */
+        __shared__ typename sim_phantom_real<R>::tables_t mtb[MCT_PHANTOM_MAX_MATERIALS];
+        for (int m = (int)mct_thread_rank(); m < g.materials; m += (int)(blockDim.x * blockDim.y * blockDim.z))
+            mtb[m] = g.mtb[m];
+        if (mct_thread_rank() == 0) params.g.mtb = mtb;
+    }
     __syncthreads();
     const auto* const ptb = &params.tb;
     const auto* const pg = &params.g;
