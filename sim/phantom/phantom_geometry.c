@@ -222,10 +222,10 @@ mct_status_t mct_phantom_geometry_slabs(const mct_phantom_slab_t* slabs, int nsl
 
 void mct_phantom_calibration_default(mct_phantom_calibration_t* cal) {
     static const mct_phantom_hu_segment_t ramp[] = {
-        {-1000.0, -950.0, "air", 0.001, 0.044},
-        {-950.0, -700.0, "lung", 0.044, 0.302},
-        {-700.0, 125.0, "tissue", 0.302, 1.101},
-        {125.0, 2000.0, "bone", 1.101, 2.088},
+        {-1024.0, -974.0, "air", 0.001, 0.044},
+        {-974.0, -724.0, "lung", 0.044, 0.302},
+        {-724.0, 101.0, "tissue", 0.302, 1.101},
+        {101.0, 1976.0, "bone", 1.101, 2.088},
     };
     memset(cal, 0, sizeof *cal);
     cal->segments = (int)(sizeof ramp / sizeof *ramp);

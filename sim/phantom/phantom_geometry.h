@@ -100,11 +100,11 @@ typedef struct {
     mct_phantom_hu_segment_t segment[MCT_PHANTOM_MAX_HU_SEGMENTS];
 } mct_phantom_calibration_t;
 
-/** The default calibration: the default CT ramp of DOSXYZnrc's ctcreate
- * (Walters, Kawrakow and Rogers, DOSXYZnrc Users Manual, NRCC Report
- * PIRS-794), CT number = HU + 1000: air -1000 .. -950 HU (0.001 .. 0.044
- * g/cm3), lung -950 .. -700 (0.044 .. 0.302), tissue -700 .. 125 (0.302 ..
- * 1.101), bone 125 .. 2000 (1.101 .. 2.088). */
+/** The default calibration: the hard-wired default CT ramp of DOSXYZnrc's
+ * ctcreate (EGSnrc, ctcreate.mortran; DOSXYZnrc Users Manual, NRCC Report
+ * PIRS-794), in the HU range of DICOM data: air -1024 .. -974 HU (0.001 ..
+ * 0.044 g/cm3), lung -974 .. -724 (0.044 .. 0.302), tissue -724 .. 101
+ * (0.302 .. 1.101), bone 101 .. 1976 (1.101 .. 2.088). */
 void mct_phantom_calibration_default(mct_phantom_calibration_t* cal);
 
 /** Reads a calibration file: one segment a line, `hu_lo hu_hi material

@@ -80,7 +80,7 @@ def image(name, etype, fmt, values, dims="16 16 8", spacing="24 24 40"):
         "NDims = 3\nDimSize = %s\nElementSpacing = %s\nElementType = %s\nElementDataFile = %s.raw\n"
         % (dims, spacing, etype, name))
 low = hu[:]
-low[5] = -1024
+low[5] = -1025
 image("low", "MET_SHORT", "h", low)
 image("short", "MET_SHORT", "h", hu[:-3])
 image("idx", "MET_UCHAR", "B", [0 if v < -900 else 1 for v in hu])
@@ -94,7 +94,7 @@ open(w + "/cal.txt", "w").write("-1000 0 air 0.001 1\n0 3000 adamantium 1 2\n")
 open(w + "/cal_neg.txt", "w").write("-1000 3000 water -1 1\n")
 PY
 ini hu_low.ini 'geometry = image' 'image = low.mhd'
-bad hu_outside 'phantom: image .*low.mhd: -1024 HU at voxel (5, 0, 0) is outside the calibration (-1000 .. 2000 HU' "$work/hu_low.ini"
+bad hu_outside 'phantom: image .*low.mhd: -1025 HU at voxel (5, 0, 0) is outside the calibration (-1024 .. 1976 HU' "$work/hu_low.ini"
 ini raw_size.ini 'geometry = image' 'image = short.mhd'
 bad raw_size_mismatch 'holds 4090 bytes of voxels, but 16 x 16 x 8 MET_SHORT voxels need 4096' "$work/raw_size.ini"
 ini huge.ini 'geometry = image' 'image = huge.mhd'

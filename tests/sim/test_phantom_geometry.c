@@ -129,7 +129,7 @@ static void test_cube_and_slabs(void) {
 
 /* The documented default ramp, stated again here: HU -> (material, density). */
 static void ramp(double hu, const char** m, double* d) {
-    static const double lo[] = {-1000, -950, -700, 125}, hi[] = {-950, -700, 125, 2000};
+    static const double lo[] = {-1024, -974, -724, 101}, hi[] = {-974, -724, 101, 1976};
     static const double dlo[] = {0.001, 0.044, 0.302, 1.101}, dhi[] = {0.044, 0.302, 1.101, 2.088};
     static const char* const mat[] = {"air", "lung", "tissue", "bone"};
     for (int i = 0; i < 4; ++i)
@@ -152,12 +152,12 @@ static void check_hu(const mct_phantom_geometry_t* g, const double* hu, int64_t 
 }
 
 static void test_hu_images(void) {
-    /* Every whole HU from -1000 to 2000, then 2000 to fill the grid. */
+    /* Every whole HU from -1024 to 1976, then 1976 to fill the grid. */
     const int dims[3] = {61, 10, 5};
     const double spacing[3] = {1.5, 1.5, 2.5};
     const int64_t n = 61 * 10 * 5;
     double* hu = malloc((size_t)n * sizeof(double));
-    for (int64_t k = 0; k < n; ++k) hu[k] = k <= 3000 ? -1000.0 + (double)k : 2000.0;
+    for (int64_t k = 0; k < n; ++k) hu[k] = k <= 3000 ? -1024.0 + (double)k : 1976.0;
     mct_phantom_geometry_t g;
     char err[512], p[512], q[512];
     for (int form = 0; form < 3; ++form) {
@@ -173,7 +173,7 @@ static void test_hu_images(void) {
     }
 
     /* A user calibration: water above -100 HU at 1 + HU / 1000. */
-    write_text("cal.txt", "# hu_lo hu_hi material density_lo density_hi\n-1000 -100 lung 0.001 0.9\n"
+    write_text("cal.txt", "# hu_lo hu_hi material density_lo density_hi\n-1024 -100 lung 0.001 0.9\n"
                           "-100 2000 water 0.9 3.0   # linear\n");
     path_of(q, sizeof q, "cal.txt");
     mct_phantom_calibration_t cal;
@@ -183,17 +183,17 @@ static void test_hu_images(void) {
     ASSERT_TRUE(g.materials == 2);
     for (int64_t k = 0; k < n; ++k) {
         const int w = hu[k] >= -100.0;
-        const double d = w ? 0.9 + (hu[k] + 100.0) / 2100.0 * 2.1 : 0.001 + (hu[k] + 1000.0) / 900.0 * 0.899;
+        const double d = w ? 0.9 + (hu[k] + 100.0) / 2100.0 * 2.1 : 0.001 + (hu[k] + 1024.0) / 924.0 * 0.899;
         ASSERT_TRUE(!strcmp(g.material[g.mat[k]].name, w ? "water" : "lung") && g.density[k] == (float)d);
     }
     mct_phantom_geometry_free(&g);
 
     /* Bad inputs, one clear error each. */
-    hu[7] = -1024.0;
+    hu[7] = -1025.0;
     write_image("out.mhd", "out.raw", dims, spacing, 0, 0, hu);
     path_of(p, sizeof p, "out.mhd");
     expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "-1024 HU at voxel (7, 0, 0) is outside the calibration", &g);
+                 "-1025 HU at voxel (7, 0, 0) is outside the calibration", &g);
     hu[7] = 0.0;
     write_text("short.mhd", "NDims = 3\nDimSize = 61 10 6\nElementSpacing = 1.5 1.5 2.5\nElementType = MET_SHORT\n"
                             "ElementDataFile = out.raw\n");
@@ -215,7 +215,7 @@ static void test_hu_images(void) {
     path_of(p, sizeof p, "big.mhd");
     expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_TOO_LARGE, err,
                  "more than the 2147483647 a tally's bins hold", &g);
-    write_text("cal_bad.txt", "-1000 2000 kryptonite 0.001 3\n");
+    write_text("cal_bad.txt", "-1024 2000 kryptonite 0.001 3\n");
     path_of(q, sizeof q, "cal_bad.txt");
     ASSERT_STATUS(mct_phantom_calibration_load(q, &cal, err, sizeof err), MCT_STATUS_SUCCESS);
     path_of(p, sizeof p, "hu.mhd");
