@@ -329,19 +329,11 @@ static double tally_total(mct_tally_t tally, int64_t bins) {
     return total;
 }
 
-/* The water cube of p as a geometry: one material (water's tables), 1 g/cm3. */
+/* The water cube of p as a geometry: the built-in water at 1 g/cm3. */
 static mct_status_t water_cube(const mct_phantom_params_t* p, mct_phantom_geometry_t* g) {
-    const int64_t voxels = mct_phantom_voxel_count(p);
-    const double d = p->size_cm / p->voxels;
-    *g = (mct_phantom_geometry_t){.nx = p->voxels, .ny = p->voxels, .nz = p->voxels, .dx_cm = d, .dy_cm = d,
-                                  .dz_cm = d, .materials = 1};
-    strcpy(g->material[0].name, "water");
-    g->material[0].density_g_cm3 = 1.0;
-    g->mat = calloc((size_t)voxels, 1);
-    g->density = malloc((size_t)voxels * sizeof *g->density);
-    if (!g->mat || !g->density) return MCT_STATUS_OUT_OF_MEMORY;
-    for (int64_t k = 0; k < voxels; ++k) g->density[k] = 1.0f;
-    return MCT_STATUS_SUCCESS;
+    mct_phantom_material_t water;
+    mct_status_t st = mct_phantom_material_builtin("water", &water);
+    return st ? st : mct_phantom_geometry_cube(p->voxels, p->size_cm, "water", 1.0, &water, 1, g, NULL, 0);
 }
 
 /* The Fano source's table: cdf[k] = mass of voxels 0..k over the total (the

@@ -77,7 +77,6 @@ static inline void sim_phantom_views_place(sim_phantom_views_t* v, const sim_pha
     const int het = problem->geometry != NULL, fano = problem->cdf != NULL;
     v->g64.het = v->g32.het = het;
     v->g64.fano = v->g32.fano = fano;
-    v->g64.periodic = v->g32.periodic = fano;
     v->g64.mtb = mtb64;
     v->g32.mtb = mtb32;
     v->g64.mat = v->g32.mat = mat;

@@ -314,7 +314,7 @@ static void test_builtin_tables(void) {
     sim_phantom_tables_free(&tw);
 }
 
-/* Water (m NULL): values of the engine's tables before materials existed
+/* Water (m NULL): its tables pinned to the values data/water's tables give
  * (default thresholds; points 0, 300, 700 and 1023 of every table, printed
  * with 17 digits), to 1e-13 (last-bit differences of libm's exp and log). */
 static const double WATER_TABLES[MCT_PH_T_COUNT][4] = {
