@@ -37,6 +37,12 @@ fi
 # calls that share one build: MCT_SUITE_STAGES="build test" then "bench" ...
 STAGES=${MCT_SUITE_STAGES:-"build test bench bench_scatter bench_accuracy bench_tally_only phantom bench_phantom pet bench_pet python bench_python adopt"}
 stage() { [[ " $STAGES " == *" $1 "* ]]; }
+# The 100^3 water cube of Liu's test 2 as voxels (water at 0.99999 g/cm3: a geometry, whose steps
+# the walk finds no reason to cut), to set the voxel path's cost against the uniform path's.
+cube_voxels_ini() {
+  sed 's/^\[phantom\]/[phantom]\ngeometry = cube\nmaterial = water\ndensity = 0.99999/' examples/phantom_test2.ini \
+    >/tmp/mct-cube-voxels.ini
+}
 
 step() { # step NAME COMMAND...: runs, records pass/fail, logs to $OUT/NAME.log
   local name=$1; shift
@@ -235,8 +241,7 @@ hetero_speed() { # NAME INI ARGS...: one run's histories/s
 }
 # The voxel path's own cost: the 100^3 water cube of Liu's test 2 on the uniform path and as voxels
 # (water at 0.99999 g/cm3: a geometry, whose steps the walk finds no reason to cut).
-sed 's/^\[phantom\]/[phantom]\ngeometry = cube\nmaterial = water\ndensity = 0.99999/' examples/phantom_test2.ini \
-  >/tmp/mct-cube-voxels.ini
+cube_voxels_ini
 step hetero_speed_cube_uniform hetero_speed cube_uniform examples/phantom_test2.ini \
   --histories "${MCT_SPEED_HISTORIES:-4e6}" --batches 2
 step hetero_speed_cube_voxels hetero_speed cube_voxels /tmp/mct-cube-voxels.ini \
@@ -491,25 +496,29 @@ step profile_phantom_t4 profile_phantom phantom_t4_block_reduce examples/phantom
   --method block_reduce
 fi
 
-# The phantom's transport kernel (FP64 engine, 100^3 voxels) down to the instruction: Nsight
-# Compute's warp states and per-instruction stall samples (the SASS page as CSV, which names the
-# function each instruction is in) and the kernel's resource use; all in profile_phantom.tar.gz.
+# The phantom's transport kernel (FP64 engine, 100^3 voxels) down to the instruction, on the uniform
+# path (fp64) and on the voxel path (voxels: the same cube as a geometry): Nsight Compute's warp
+# states, per-instruction stall samples (the SASS page as CSV) and, in a build with -lineinfo
+# (MCT_CUDA_FLAGS), the same per source line; the kernel's resource use; all in profile_phantom.tar.gz.
 if stage profile_phantom; then
-profile_phantom_source() {
+cube_voxels_ini
+profile_phantom_source() { # NAME INI
   local d="$OUT/profile_phantom"
   mkdir -p "$d"
   ncu --clock-control none --launch-count 1 --kernel-name regex:mct_phantom_kernel --import-source yes \
     --section WarpStateStats --section SourceCounters --section Occupancy --section LaunchStats \
-    --section InstructionStats -f -o "$d/fp64" "$MCT" run examples/phantom_test2.ini --backend cuda --batches 1 \
-    --histories ${MCT_PROFILE_HISTORIES:-1e6} --out /tmp/mct-prof-src &&
-    ncu -i "$d/fp64.ncu-rep" --page details >"$d/fp64_details.txt" &&
-    ncu -i "$d/fp64.ncu-rep" --page source --csv --print-source sass >"$d/fp64_sass.csv"
+    --section InstructionStats -f -o "$d/$1" "$MCT" run "$2" --backend cuda --batches 1 --method atomic --dtype f64 \
+    --histories ${MCT_PROFILE_HISTORIES:-1e6} --out "/tmp/mct-prof-src-$1" &&
+    ncu -i "$d/$1.ncu-rep" --page details >"$d/$1_details.txt" &&
+    ncu -i "$d/$1.ncu-rep" --page source --csv --print-source sass >"$d/$1_sass.csv" &&
+    { ncu -i "$d/$1.ncu-rep" --page source --csv --print-source cuda >"$d/$1_cuda.csv" || true; }
   local rc=$?
   cuobjdump -res-usage "$MCT" 2>/dev/null | grep -A1 mct_phantom_kernel >"$d/res_usage.txt"
-  tar -czf "$OUT/profile_phantom.tar.gz" --exclude "*.ncu-rep" -C "$OUT" profile_phantom && rm -rf "$d"
   return $rc
 }
-step profile_phantom profile_phantom_source
+step profile_phantom profile_phantom_source fp64 examples/phantom_test2.ini
+step profile_phantom_voxels profile_phantom_source voxels /tmp/mct-cube-voxels.ini
+tar -czf "$OUT/profile_phantom.tar.gz" --exclude "*.ncu-rep" -C "$OUT" profile_phantom && rm -rf "$OUT/profile_phantom"
 fi
 
 # Ranks (not in the default stages): the multi-rank tests, one batch's sum of a 1e6-bin f64 tally

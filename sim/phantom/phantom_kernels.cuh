@@ -259,22 +259,26 @@ typedef struct {
  * lanes wait for them (see sim_phantom_pass_kind). */
 #define SIM_PH_QUORUM 4
 
-/** The kind of step (MCT_PH_NEXT_*) the calling lanes of a warp take in this
- * pass, from the kind each lane's history needs next. Lanes of different kinds
- * would run the electron step, the photon step and the hard event one after
- * the other, and at 20 MeV one lane or another of a warp's 32 needs each of
- * them in most passes. So a pass runs electron steps while few lanes wait for
- * anything else, and a waiting kind once a quarter of the lanes wait for it
- * (the larger such kind first), or when no lane has an electron step to take:
- * idle lanes traded against extra passes of the two long functions, the
- * quorum chosen by measurement. Only when a step runs changes, never what it
- * does: a history's random numbers and result are those of the CPU engine.
- * The lanes compute the same answer from the same ballots. */
-static __device__ __forceinline__ int sim_phantom_pass_kind(int next) {
-    const unsigned lanes = __activemask();
-    const int n = __popc(lanes);
-    const int photons = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_PHOTON));
-    const int events = __popc(__ballot_sync(lanes, next == MCT_PH_NEXT_EVENT));
+/** The kind of step (MCT_PH_NEXT_*) the busy lanes of a warp take in this
+ * pass (busy_lanes: the ballot of the lanes with a history), from the kind
+ * each lane's history needs next (`next`; -1 for an idle lane). Lanes of
+ * different kinds would run the electron step, the photon step and the hard
+ * event one after the other, and at 20 MeV one lane or another of a warp's 32
+ * needs each of them in most passes. So a pass runs electron steps while few
+ * lanes wait for anything else, and a waiting kind once a quarter of the busy
+ * lanes wait for it (the larger such kind first), or when no lane has an
+ * electron step to take: idle lanes traded against extra passes of the two
+ * long functions, the quorum chosen by measurement. Only when a step runs
+ * changes, never what it does: a history's random numbers and result are
+ * those of the CPU engine. Every lane of `warp` calls it in every pass and
+ * computes the same answer from the same ballots, which also bring the warp's
+ * lanes back together: a warp that diverged inside a step (the voxel path's
+ * walks do) would otherwise run its later passes in fragments, one step
+ * function per fragment. */
+static __device__ __forceinline__ int sim_phantom_pass_kind(unsigned warp, unsigned busy_lanes, int next) {
+    const int n = __popc(busy_lanes);
+    const int photons = __popc(__ballot_sync(warp, next == MCT_PH_NEXT_PHOTON));
+    const int events = __popc(__ballot_sync(warp, next == MCT_PH_NEXT_EVENT));
     const int quorum = (n + SIM_PH_QUORUM - 1) / SIM_PH_QUORUM;
     if (events >= quorum && events >= photons) return MCT_PH_NEXT_EVENT;
     if (photons >= quorum) return MCT_PH_NEXT_PHOTON;
@@ -325,19 +329,23 @@ mct_phantom_kernel(SIM_PH_GRID_CONST const typename sim_phantom_real<R>::tables_
     mct_phantom_counters_t c = {0.0, 0.0, 0.0, 0.0, 0.0, 0ull, 0u, 0u};
     /* At most one step per pass; a thread whose history ends starts its next
      * one in the same pass, so no lane idles until the warp's longest history
-     * ends. A lane whose next step is not of the pass's kind waits. */
+     * ends. A lane whose next step is not of the pass's kind waits. Every lane
+     * of the warp (converged here, after the barrier) stays in the loop until
+     * none has a history left, so that the pass's ballots can name them all. */
+    const unsigned warp = __activemask();
     typename sim_phantom_real<R>::track_t track;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     int64_t next = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (int busy = 0;;) {
-        if (!busy) {
-            if (next >= n) break;
+        if (!busy && next < n) {
             sim_phantom_real<R>::begin(&sink, &track, pg, first + (uint64_t)next);
             next += stride;
             busy = 1; /* it may wait before its first step */
         }
-        const int next_kind = sim_phantom_real<R>::next(&track);
-        if (next_kind == sim_phantom_pass_kind(next_kind))
+        const unsigned busy_lanes = __ballot_sync(warp, busy);
+        if (!busy_lanes) break;
+        const int next_kind = busy ? sim_phantom_real<R>::next(&track) : -1;
+        if (next_kind == sim_phantom_pass_kind(warp, busy_lanes, next_kind))
             busy = sim_phantom_real<R>::step(&sink, pg, ptb, &track, &c);
     }
     sink.flush();

@@ -5,6 +5,7 @@
  * water, the same histories on the CPU and emulated backends, and the
  * geometries the engine refuses. Counts are CI's (seconds on 2 cores); the
  * GPU suite runs the Fano test at 1e8 histories. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,10 +175,16 @@ static void test_backends_agree(void) {
 /* Water at density 1 given as voxels against the uniform-medium path: the
  * voxel path cuts steps only where the medium changes, and here it changes
  * only at the surface, so both make the same steps from the same numbers and
- * the voxels' energies agree bit for bit (electrons and photons, FP64 and
- * FP32, an odd grid whose faces the beam starts between and an even one
- * whose faces it starts on). */
+ * the voxels' energies agree bit for bit in FP64, to the rounding of the
+ * segments that leave in FP32 (electrons and photons, an odd grid whose faces
+ * the beam starts between and an even one whose faces it starts on). */
 static void test_voxels_match_uniform(void) {
+    /* FP32: the one difference is a segment that leaves the phantom. The
+     * voxel path's walk splits its loss as it goes and stops at the surface;
+     * the uniform path first finds the exit distance, then splits the loss up
+     * to it. The pieces of such a segment then differ by a few float roundings
+     * of its loss (< the beam's 10 MeV), in the few voxels it crosses last. */
+    const double f32_leave_tol = 16.0 * FLT_EPSILON * 10.0;
     for (int n = 9; n <= 10; ++n) {
         mct_phantom_geometry_t g = water_grid(n, n, n, 1.0, 1.0, 1.0);
         for (int kind = 0; kind < 4; ++kind) {
@@ -189,7 +196,10 @@ static void test_voxels_match_uniform(void) {
             double *v = sums_of(&pv, MCT_BACKEND_CPU, MCT_METHOD_FIXED), *u = sums_of(&pu, MCT_BACKEND_CPU, MCT_METHOD_FIXED);
             double total = 0.0;
             for (int64_t k = 0; k < (int64_t)n * n * n; ++k) {
-                ASSERT_EQ_F64(v[k], u[k]);
+                if (kind & 2)
+                    ASSERT_NEAR_F64(v[k], u[k], f32_leave_tol);
+                else
+                    ASSERT_EQ_F64(v[k], u[k]);
                 total += v[k];
             }
             ASSERT_TRUE(total > 0.0);
@@ -197,7 +207,7 @@ static void test_voxels_match_uniform(void) {
         }
         mct_phantom_geometry_free(&g);
     }
-    printf("water as voxels = the uniform path, bitwise\n");
+    printf("water as voxels = the uniform path (bitwise in FP64)\n");
 }
 
 /* Geometries the engine cannot run: refused before any transport. */
