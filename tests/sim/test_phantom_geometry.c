@@ -142,6 +142,16 @@ static void check_hu(const mct_phantom_geometry_t* g, const double* hu, int64_t 
     }
 }
 
+/* The HU reader, with the default calibration, refuses dir/name with status
+ * `st` and a message holding `want`. */
+static void expect_bad_hu(const char* name, mct_status_t st, const char* want) {
+    char p[512], err[512];
+    mct_phantom_geometry_t g;
+    memset(&g, 0, sizeof g);
+    sim_test_path(p, sizeof p, dir, name);
+    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), st, err, want, &g);
+}
+
 static void test_hu_images(void) {
     /* Every whole HU from -1024 to 1976, then 1976 to fill the grid. */
     const int dims[3] = {61, 10, 5};
@@ -182,34 +192,25 @@ static void test_hu_images(void) {
     /* Bad inputs, one clear error each. */
     hu[7] = -1025.0;
     write_image("out.mhd", "out.raw", dims, spacing, 0, 0, hu);
-    sim_test_path(p, sizeof p, dir, "out.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "-1025 HU at voxel (7, 0, 0) is outside the calibration", &g);
+    expect_bad_hu("out.mhd", MCT_STATUS_INVALID_VALUE, "-1025 HU at voxel (7, 0, 0) is outside the calibration");
     hu[7] = 0.0;
     sim_test_write_text(dir, "short.mhd",
                         "NDims = 3\nDimSize = 61 10 6\nElementSpacing = 1.5 1.5 2.5\nElementType = MET_SHORT\n"
                         "ElementDataFile = out.raw\n");
-    sim_test_path(p, sizeof p, dir, "short.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "holds 6100 bytes of voxels, but 61 x 10 x 6 MET_SHORT voxels need 7320", &g);
+    expect_bad_hu("short.mhd", MCT_STATUS_INVALID_VALUE,
+                  "holds 6100 bytes of voxels, but 61 x 10 x 6 MET_SHORT voxels need 7320");
     sim_test_write_text(dir, "dims.mhd",
                         "NDims = 3\nDimSize = 61 10\nElementSpacing = 1.5 1.5 2.5\nElementType = MET_SHORT\n"
                         "ElementDataFile = hu.raw\n");
-    sim_test_path(p, sizeof p, dir, "dims.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "DimSize needs 3 whole numbers", &g);
+    expect_bad_hu("dims.mhd", MCT_STATUS_INVALID_VALUE, "DimSize needs 3 whole numbers");
     sim_test_write_text(dir, "spacing.mhd",
                         "NDims = 3\nDimSize = 61 10 5\nElementSpacing = 1.5 1.5\nElementType = MET_SHORT\n"
                         "ElementDataFile = hu.raw\n");
-    sim_test_path(p, sizeof p, dir, "spacing.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "ElementSpacing needs 3 numbers > 0", &g);
+    expect_bad_hu("spacing.mhd", MCT_STATUS_INVALID_VALUE, "ElementSpacing needs 3 numbers > 0");
     sim_test_write_text(dir, "big.mhd",
                         "NDims = 3\nDimSize = 2000 2000 1000\nElementSpacing = 1 1 1\nElementType = MET_SHORT\n"
                         "ElementDataFile = hu.raw\n");
-    sim_test_path(p, sizeof p, dir, "big.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_TOO_LARGE, err,
-                 "more than the 2147483647 a tally's bins hold", &g);
+    expect_bad_hu("big.mhd", MCT_STATUS_TOO_LARGE, "more than the 2147483647 a tally's bins hold");
     sim_test_write_text(dir, "cal_bad.txt", "-1024 2000 kryptonite 0.001 3\n");
     sim_test_path(q, sizeof q, dir, "cal_bad.txt");
     ASSERT_STATUS(mct_phantom_calibration_load(q, &cal, err, sizeof err), MCT_STATUS_SUCCESS);
