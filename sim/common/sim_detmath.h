@@ -62,6 +62,15 @@ MCT_INLINE MCT_HD float sim_bits_f32(uint32_t b) {
 #endif
 }
 
+/** The polynomial with coefficients c[0] (the highest degree's) .. c[n-1]
+ * (the constant) at x, by Horner's rule: n - 1 fmaf, each rounded once. */
+MCT_INLINE MCT_HD float sim_horner(float x, const float* c, int n) {
+    float p = c[0];
+    MCT_UNROLL
+    for (int i = 1; i < n; ++i) p = fmaf(p, x, c[i]);
+    return p;
+}
+
 /** ln(u) for a normal float u > 0: u = 2^e m with m in [sqrt(1/2), sqrt(2)),
  * ln u = e ln 2 + ln(1 + f), f = m - 1 (exact), and ln(1 + f) = f - f^2/2 +
  * f^3 P(f) with P of degree 8 interpolating at the Chebyshev nodes of f's
@@ -75,15 +84,9 @@ MCT_INLINE MCT_HD float sim_logf(float u) {
         e += 1;
     }
     const float f = sim_bits_f32(mbits) - 1.0f; /* exact (Sterbenz) */
-    float p = 0x1.1d8ea6p-4f;
-    p = fmaf(p, f, -0x1.d635bcp-4f);
-    p = fmaf(p, f, 0x1.dea282p-4f);
-    p = fmaf(p, f, -0x1.fcf4c6p-4f);
-    p = fmaf(p, f, 0x1.23d21ap-3f);
-    p = fmaf(p, f, -0x1.555b4ap-3f);
-    p = fmaf(p, f, 0x1.999d5ap-3f);
-    p = fmaf(p, f, -0x1.fffffcp-3f);
-    p = fmaf(p, f, 0x1.555554p-2f);
+    const float pc[] = {0x1.1d8ea6p-4f, -0x1.d635bcp-4f, 0x1.dea282p-4f, -0x1.fcf4c6p-4f, 0x1.23d21ap-3f,
+                        -0x1.555b4ap-3f, 0x1.999d5ap-3f, -0x1.fffffcp-3f, 0x1.555554p-2f};
+    const float p = sim_horner(f, pc, 9);
     const float z = SIM_DM_MUL(f, f);
     const float tail = fmaf(SIM_DM_MUL(z, f), p, SIM_DM_MUL(-0.5f, z)); /* -f^2/2 + f^3 P */
     const float ef = (float)e;
@@ -99,18 +102,10 @@ MCT_INLINE MCT_HD void sim_sincos_turn(float t, float* s, float* c) {
     const float k = rintf(SIM_DM_MUL(t, 4.0f)); /* exact product, ties to even */
     const float f = SIM_DM_SUB(t, SIM_DM_MUL(k, 0.25f));
     const float z = SIM_DM_MUL(f, f);
-    float ps = 0x1.4bc87cp+5f;
-    ps = fmaf(ps, z, -0x1.32ca9ep+6f);
-    ps = fmaf(ps, z, 0x1.466bbap+6f);
-    ps = fmaf(ps, z, -0x1.4abbcep+5f);
-    ps = fmaf(ps, z, 0x1.921fb6p+2f);
-    const float sf = SIM_DM_MUL(f, ps);
-    float pc = -0x1.a0ec7cp+4f;
-    pc = fmaf(pc, z, 0x1.e1e7c6p+5f);
-    pc = fmaf(pc, z, -0x1.55d3bap+6f);
-    pc = fmaf(pc, z, 0x1.03c1f0p+6f);
-    pc = fmaf(pc, z, -0x1.3bd3ccp+4f);
-    const float cf = fmaf(pc, z, 1.0f);
+    const float sc[] = {0x1.4bc87cp+5f, -0x1.32ca9ep+6f, 0x1.466bbap+6f, -0x1.4abbcep+5f, 0x1.921fb6p+2f};
+    const float cc[] = {-0x1.a0ec7cp+4f, 0x1.e1e7c6p+5f, -0x1.55d3bap+6f, 0x1.03c1f0p+6f, -0x1.3bd3ccp+4f, 1.0f};
+    const float sf = SIM_DM_MUL(f, sim_horner(z, sc, 5));
+    const float cf = sim_horner(z, cc, 6);
     const int q = (int)((int64_t)k & 3);
     *s = q == 0 ? sf : q == 1 ? cf : q == 2 ? -sf : -cf;
     *c = q == 0 ? cf : q == 1 ? -sf : q == 2 ? -cf : sf;
@@ -119,14 +114,9 @@ MCT_INLINE MCT_HD void sim_sincos_turn(float t, float* s, float* c) {
 /** atan(u) / (2 pi) for |u| <= tan(pi/8): u A(u^2). */
 MCT_INLINE MCT_HD float sim_atan_turn_small(float u) {
     const float z = SIM_DM_MUL(u, u);
-    float p = 0x1.eb9546p-8f;
-    p = fmaf(p, z, -0x1.b92890p-7f);
-    p = fmaf(p, z, 0x1.1fe7eap-6f);
-    p = fmaf(p, z, -0x1.746842p-6f);
-    p = fmaf(p, z, 0x1.04c20ap-5f);
-    p = fmaf(p, z, -0x1.b2995ep-5f);
-    p = fmaf(p, z, 0x1.45f306p-3f);
-    return SIM_DM_MUL(u, p);
+    const float c[] = {0x1.eb9546p-8f, -0x1.b92890p-7f, 0x1.1fe7eap-6f, -0x1.746842p-6f,
+                       0x1.04c20ap-5f, -0x1.b2995ep-5f, 0x1.45f306p-3f};
+    return SIM_DM_MUL(u, sim_horner(z, c, 7));
 }
 
 /** atan(q) / (2 pi) for q in [0, 1]: above tan(pi/8), 1/8 turn plus the

@@ -53,6 +53,35 @@ static inline int sim_persistent_grid(int fixed, K kernel, int block, size_t sme
     return per_sm * sms;
 }
 
+/** A view with the tally's own type, method, bins and fixed-point bits and
+ * nothing else: what picks a problem's kernel instance and its shared memory,
+ * so that a persistent grid can be sized before the first view exists (the
+ * replicas are reserved before it). */
+static inline mct_tally_view_t sim_sizing_view(const mct_tally_desc_t* desc) {
+    mct_tally_view_t v = {};
+    v.dtype = desc->dtype;
+    v.method = desc->method;
+    v.nbins = desc->bins;
+    v.fixed_frac_bits = desc->fixed_frac_bits;
+    return v;
+}
+
+/** A grid of at most `grid` blocks of `block` threads for n items, one a
+ * thread: no block beyond the ones the items fill. */
+static inline int sim_grid_for_items(int grid, int64_t n, int block) {
+    const int64_t needed = (n + block - 1) / block;
+    return needed < grid ? (int)needed : grid;
+}
+
+/** The status of the kernels launched on `stream` once they have finished:
+ * a launch error, else the run's. An engine waits here so that a chunk's time
+ * is its kernels', not their launch's. */
+static inline mct_status_t sim_launched_status(cudaStream_t stream) {
+    cudaError_t err = cudaPeekAtLastError();
+    if (!err) err = cudaStreamSynchronize(stream);
+    return sim_status_of(err);
+}
+
 /** The tally's stream, as the engines launch on it. */
 static inline cudaStream_t sim_stream(const sim_engine_args_t* a) { return (cudaStream_t)a->stream; }
 

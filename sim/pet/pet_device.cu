@@ -70,13 +70,7 @@ static int grid_for(const pet_device_t* d, const mct_tally_view_t& view) {
 static int64_t device_tally_threads(void* ctx, int64_t chunk) {
     (void)chunk; /* a persistent grid, whatever the chunk */
     const pet_device_t* d = (const pet_device_t*)ctx;
-    /* Replicas are reserved before the first view: the grid is sized for a
-     * view of the tally's own type, method and bins. */
-    mct_tally_view_t v = {};
-    v.dtype = d->desc.dtype;
-    v.method = d->desc.method;
-    v.nbins = d->desc.bins;
-    return (int64_t)grid_for(d, v) * d->block;
+    return (int64_t)grid_for(d, sim_sizing_view(&d->desc)) * d->block;
 }
 
 template <typename T>
@@ -93,17 +87,12 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
     mct_tally_view_t view;
     mct_status_t st = mct_tally_view(tally, &view);
     if (st) return st;
-    int grid = grid_for(d, view);
-    const int64_t needed = (n + d->block - 1) / d->block;
-    if (needed < grid) grid = (int)needed;
+    const int grid = sim_grid_for_items(grid_for(d, view), n, d->block);
     if (view.dtype == MCT_DTYPE_U64)
         launch<uint64_t>(d, view, (uint64_t)first, n, grid);
     else
         launch<int32_t>(d, view, (uint64_t)first, n, grid);
-    /* Wait here, so that the driver's time is the kernel's, not the launch's. */
-    cudaError_t err = cudaPeekAtLastError();
-    if (!err) err = cudaStreamSynchronize(d->stream);
-    return sim_status_of(err);
+    return sim_launched_status(d->stream);
 }
 
 static mct_status_t device_finish(void* ctx, void* out) {

@@ -139,9 +139,7 @@ static mct_status_t device_back(void* ctx, mct_tally_t bp) {
     else
         MCT_LAUNCH(reco_back<double>, grid, 256, mct_block_tally_smem_bytes<double>(view), (cudaStream_t)stream, d->a,
                    view);
-    cudaError_t err = cudaPeekAtLastError();
-    if (!err) err = cudaStreamSynchronize((cudaStream_t)stream);
-    return sim_status_of(err);
+    return sim_launched_status((cudaStream_t)stream);
 }
 
 extern "C" const sim_pet_reco_engine_t SIM_PET_RECO_ENGINE = {device_create, device_forward, device_back,

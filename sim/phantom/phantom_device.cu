@@ -119,15 +119,7 @@ static int grid_for(const phantom_device_t* d, const mct_tally_view_t& view) {
 static int64_t device_tally_threads(void* ctx, int64_t chunk) {
     (void)chunk; /* a persistent grid, whatever the chunk */
     const phantom_device_t* d = (const phantom_device_t*)ctx;
-    /* Replicas are reserved before the first view: the grid is sized for a
-     * view of the tally's own type, method and bins, which set the kernel
-     * instance and its shared memory. */
-    mct_tally_view_t v = {};
-    v.dtype = d->desc.dtype;
-    v.method = d->desc.method;
-    v.nbins = d->desc.bins;
-    v.fixed_frac_bits = d->desc.fixed_frac_bits;
-    return (int64_t)grid_for(d, v) * d->block;
+    return (int64_t)grid_for(d, sim_sizing_view(&d->desc)) * d->block;
 }
 
 static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_tally_t tally) {
@@ -135,19 +127,14 @@ static mct_status_t device_run_chunk(void* ctx, int64_t first, int64_t n, mct_ta
     mct_tally_view_t view;
     mct_status_t st = mct_tally_view(tally, &view);
     if (st) return st;
-    int grid = grid_for(d, view);
-    const int64_t needed = (n + d->block - 1) / d->block;
-    if (needed < grid) grid = (int)needed;
+    const int grid = sim_grid_for_items(grid_for(d, view), n, d->block);
     if (d->v.transport == MCT_PHANTOM_TRANSPORT_F32)
         sim_phantom_launch<float>(d->v.tb32, d->v.g32, (uint64_t)first, n, view, d->discard, d->counters, grid,
                                    d->block, d->stream, d->deposit);
     else
         sim_phantom_launch<double>(d->v.tb64, d->v.g64, (uint64_t)first, n, view, d->discard, d->counters, grid,
                                     d->block, d->stream, d->deposit);
-    /* Wait here, so the driver's transport time is the kernel's, not the launch's. */
-    cudaError_t err = cudaPeekAtLastError();
-    if (!err) err = cudaStreamSynchronize(d->stream);
-    return sim_status_of(err);
+    return sim_launched_status(d->stream);
 }
 
 static mct_status_t device_counters(void* ctx, void* totals) {

@@ -286,17 +286,29 @@ static mct_status_t ensure_replicas(mct_tally_t t) {
     return mct_tally_reserve_replicas(t, want < limit ? want : (limit > 0 ? limit : 1));
 }
 
+/* What an add starts with: the replicas it may need, then the view the backend
+ * adds through. */
+static mct_status_t add_view(mct_tally_t t, mct_tally_view_t* v) {
+    const mct_status_t st = ensure_replicas(t);
+    if (!st) mct_tally_view(t, v);
+    return st;
+}
+
+/* The most threads that have added so far: it only grows. */
+static void note_writers(mct_tally_t t, int64_t writers) {
+    if (writers > t->writers) t->writers = writers;
+}
+
 mct_status_t mct_tally_add(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n) {
     if (!t || (n > 0 && (!keys || !values))) return MCT_STATUS_NULL_POINTER;
     if (n < 0) return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
-    mct_status_t st = ensure_replicas(t);
-    if (st) return st;
     mct_tally_view_t v;
-    mct_tally_view(t, &v);
+    mct_status_t st = add_view(t, &v);
+    if (st) return st;
     int64_t writers = 0;
     st = t->ops->add_host(&v, keys, values, n, &t->scratch, t->stream, &writers);
-    t->writers = writers > t->writers ? writers : t->writers;
+    note_writers(t, writers);
     return st;
 }
 
@@ -305,20 +317,19 @@ mct_status_t mct_tally_add_device_grouped(mct_tally_t t, const uint32_t* keys, c
     if (!t || (n > 0 && (!keys || !values))) return MCT_STATUS_NULL_POINTER;
     if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
-    mct_status_t st = ensure_replicas(t);
-    if (st) return st;
     mct_tally_view_t v;
-    mct_tally_view(t, &v);
+    mct_status_t st = add_view(t, &v);
+    if (st) return st;
     int64_t writers = 0;
     st = t->ops->add_device(&v, keys, values, n, width, stride, t->stream, &writers);
-    t->writers = writers > t->writers ? writers : t->writers;
+    note_writers(t, writers);
     return st;
 }
 
 mct_status_t mct_tally_set_writers(mct_tally_t t, int64_t writers) {
     if (!t) return MCT_STATUS_NULL_POINTER;
     if (writers < 1) return MCT_STATUS_INVALID_VALUE;
-    t->writers = writers > t->writers ? writers : t->writers;
+    note_writers(t, writers);
     return MCT_STATUS_SUCCESS;
 }
 
@@ -801,7 +812,7 @@ mct_status_t mct_tally_load_state(mct_tally_t t, const void* buf, size_t bytes) 
     t->batches = h.batches;
     t->last_batch = 0;
     t->histories = h.histories;
-    t->writers = h.writers > t->writers ? h.writers : t->writers;
+    note_writers(t, h.writers);
     t->flags_seen = h.flags_seen;
     return MCT_STATUS_SUCCESS;
 }

@@ -25,49 +25,39 @@ static int thread_id(void) {
 static void raise_flag(const mct_tally_view_t* v, unsigned flag) { __atomic_fetch_or(v->flags, flag, __ATOMIC_RELAXED); }
 
 /* Float adds by CAS on the bit pattern, as the GPU's cas method: a NaN in the
- * bin compares equal to itself bitwise, so the loop always ends. */
-static void atomic_add_f64(double* p, double v) {
-    uint64_t old = __atomic_load_n((uint64_t*)p, __ATOMIC_RELAXED), next;
-    do {
-        double cur;
-        memcpy(&cur, &old, sizeof cur);
-        cur += v;
-        memcpy(&next, &cur, sizeof next);
-    } while (!__atomic_compare_exchange_n((uint64_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-}
+ * bin compares equal to itself bitwise, so the loop always ends. NAME adds a
+ * T through the unsigned integer U of its width. */
+#define CPU_ATOMIC_ADD_FLOAT(NAME, T, U) \
+    static void NAME(T* p, T v) { \
+        U old = __atomic_load_n((U*)p, __ATOMIC_RELAXED), next; \
+        do { \
+            T cur; \
+            memcpy(&cur, &old, sizeof cur); \
+            cur += v; \
+            memcpy(&next, &cur, sizeof next); \
+        } while (!__atomic_compare_exchange_n((U*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)); \
+    }
+CPU_ATOMIC_ADD_FLOAT(atomic_add_f64, double, uint64_t)
+CPU_ATOMIC_ADD_FLOAT(atomic_add_f32, float, uint32_t)
+#undef CPU_ATOMIC_ADD_FLOAT
 
-static void atomic_add_f32(float* p, float v) {
-    uint32_t old = __atomic_load_n((uint32_t*)p, __ATOMIC_RELAXED), next;
-    do {
-        float cur;
-        memcpy(&cur, &old, sizeof cur);
-        cur += v;
-        memcpy(&next, &cur, sizeof next);
-    } while (!__atomic_compare_exchange_n((uint32_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-}
-
-/* Integer adds: mct_arith.h's conversion (a value that does not fit the type
- * is dropped and flagged) and its overflow test on the old value the atomic
- * returns, as on the GPU. */
-static void add_i32(const mct_tally_view_t* view, int32_t* p, double v) {
-    int32_t x = 0;
-    const unsigned bad = mct_arith_i32_from_f64(v, &x);
-    if (bad) return raise_flag(view, bad);
-    const int32_t old = (int32_t)__atomic_fetch_add((uint32_t*)p, (uint32_t)x, __ATOMIC_RELAXED);
-    int overflow;
-    (void)mct_arith_add_i32(old, x, &overflow);
-    if (overflow) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
-}
-
-static void add_u64(const mct_tally_view_t* view, uint64_t* p, double v) {
-    uint64_t x = 0;
-    const unsigned bad = mct_arith_u64_from_f64(v, &x);
-    if (bad) return raise_flag(view, bad);
-    const uint64_t old = __atomic_fetch_add(p, x, __ATOMIC_RELAXED);
-    int overflow;
-    (void)mct_arith_add_u64(old, x, &overflow);
-    if (overflow) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW);
-}
+/* Integer adds: mct_arith.h's conversion FROM_F64 (a value that does not fit
+ * the type is dropped and flagged) and its overflow test ADD on the old value
+ * the atomic returns, as on the GPU. The atomic adds through the unsigned U of
+ * T's width, so that it wraps instead of overflowing. */
+#define CPU_ADD_INT(NAME, T, U, FROM_F64, ADD) \
+    static void NAME(const mct_tally_view_t* view, T* p, double v) { \
+        T x = 0; \
+        const unsigned bad = FROM_F64(v, &x); \
+        if (bad) return raise_flag(view, bad); \
+        const T old = (T)__atomic_fetch_add((U*)p, (U)x, __ATOMIC_RELAXED); \
+        int overflow; \
+        (void)ADD(old, x, &overflow); \
+        if (overflow) raise_flag(view, MCT_TALLY_FLAG_OVERFLOW); \
+    }
+CPU_ADD_INT(add_i32, int32_t, uint32_t, mct_arith_i32_from_f64, mct_arith_add_i32)
+CPU_ADD_INT(add_u64, uint64_t, uint64_t, mct_arith_u64_from_f64, mct_arith_add_u64)
+#undef CPU_ADD_INT
 
 /* One contribution to element k of `base` (bins or a replica), atomically. */
 static void add_value(const mct_tally_view_t* view, void* base, int64_t k, double v) {

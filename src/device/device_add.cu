@@ -97,22 +97,13 @@ static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const add_jo
 
 template <typename T>
 static mct_status_t add_arrays_typed(const mct_tally_view_t* v, const add_job_t* j, cudaStream_t s) {
+#define ADD_ARRAYS_CASE(M) \
+    case M: return add_arrays_launch<T, M>(v, j, s);
     switch (v->method) {
-    case MCT_METHOD_ATOMIC: return add_arrays_launch<T, MCT_METHOD_ATOMIC>(v, j, s);
-    case MCT_METHOD_SHARED: return add_arrays_launch<T, MCT_METHOD_SHARED>(v, j, s);
-    case MCT_METHOD_WARP_REDUCE: return add_arrays_launch<T, MCT_METHOD_WARP_REDUCE>(v, j, s);
-    case MCT_METHOD_BLOCK_REDUCE: return add_arrays_launch<T, MCT_METHOD_BLOCK_REDUCE>(v, j, s);
-    case MCT_METHOD_REPLICATED: return add_arrays_launch<T, MCT_METHOD_REPLICATED>(v, j, s);
-    case MCT_METHOD_CAS: return add_arrays_launch<T, MCT_METHOD_CAS>(v, j, s);
-    case MCT_METHOD_WAG: return add_arrays_launch<T, MCT_METHOD_WAG>(v, j, s);
-    case MCT_METHOD_WIB: return add_arrays_launch<T, MCT_METHOD_WIB>(v, j, s);
-    case MCT_METHOD_WAG_MATCH: return add_arrays_launch<T, MCT_METHOD_WAG_MATCH>(v, j, s);
-    case MCT_METHOD_KAHAN: return add_arrays_launch<T, MCT_METHOD_KAHAN>(v, j, s);
-    case MCT_METHOD_KAHAN_NAIVE: return add_arrays_launch<T, MCT_METHOD_KAHAN_NAIVE>(v, j, s);
-    case MCT_METHOD_FIXED: return add_arrays_launch<T, MCT_METHOD_FIXED>(v, j, s);
-    case MCT_METHOD_SORT_REDUCE: return add_arrays_launch<T, MCT_METHOD_SORT_REDUCE>(v, j, s);
+        MCT__METHOD_LIST(ADD_ARRAYS_CASE)
     default: return MCT_STATUS_UNKNOWN_METHOD;
     }
+#undef ADD_ARRAYS_CASE
 }
 
 extern "C" mct_status_t MCT__ADD_ARRAYS(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,

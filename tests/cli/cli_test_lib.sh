@@ -5,6 +5,10 @@
 #   expect_error NAME PATTERN ARGS  `$MCT ARGS --out DIR` must exit non-zero with
 #                                   one line on stderr holding PATTERN, and
 #                                   write no DIR/result.json
+#   expect_bad_ini NAME PATTERN [ARGS]
+#                                   the problem file on stdin, as $work/NAME.ini:
+#                                   `run` of it (with ARGS) must fail as
+#                                   expect_error says
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -26,4 +30,11 @@ expect_error() {
     else
         echo "ok: $name -> $(cat "$work/stderr")"
     fi
+}
+
+expect_bad_ini() {
+    local name=$1 pattern=$2
+    shift 2
+    cat >"$work/$name.ini"
+    expect_error "$name" "$pattern" run "$work/$name.ini" "$@"
 }

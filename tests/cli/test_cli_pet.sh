@@ -163,7 +163,7 @@ expect_error reco_not_pet "not a PET file" pet-reco --matrix "$EXAMPLES/escape.i
 expect_error reco_swapped "expected \"mctally PET system matrix\"" pet-reco --matrix "$work/ph/lors.bin" --lors "$work/ph/lors.bin" --backend cpu
 expect_error reco_int "f64 or f32" pet-reco --matrix "$work/sm.bin" --lors "$work/ph/lors.bin" --dtype i32
 
-ini neg_rings.ini <<'INI'
+expect_bad_ini negative_rings "rings = -4: expected a whole number 1 .. 128" --backend cpu <<'INI'
 [problem]
 type = pet
 [tally]
@@ -171,7 +171,7 @@ dtype = i32
 [pet]
 rings = -4
 INI
-ini outside.ini <<'INI'
+expect_bad_ini shape_outside "source outside the scanner: shape 1 (cylinder)" --backend cpu <<'INI'
 [problem]
 type = pet
 [tally]
@@ -182,7 +182,7 @@ rings = 8
 source = shapes
 cylinder = 25 0 0 10 6 1
 INI
-ini point_outside.ini <<'INI'
+expect_bad_ini point_outside "source outside the scanner: the point" --backend cpu <<'INI'
 [problem]
 type = pet
 [tally]
@@ -191,44 +191,20 @@ dtype = i32
 source = point
 point_z_mm = 200
 INI
-ini bad_cylinder.ini <<'INI'
+expect_bad_ini bad_cylinder "expected 6 numbers" <<'INI'
 [problem]
 type = pet
 [pet]
 source = shapes
 cylinder = 1 2 3
 INI
-ini bad_source.ini <<'INI'
+expect_bad_ini bad_source "expected voxel, point, derenzo or shapes" <<'INI'
 [problem]
 type = pet
 [pet]
 source = banana
 INI
-ini huge.ini <<'INI'
-[problem]
-type = pet
-[tally]
-dtype = i32
-[pet]
-crystals = 512
-rings = 128
-index = full
-INI
-ini float.ini <<'INI'
-[problem]
-type = pet
-[tally]
-dtype = f64
-[pet]
-crystals = 48
-rings = 8
-INI
-expect_error negative_rings "rings = -4: expected a whole number 1 .. 128" run "$work/neg_rings.ini" --backend cpu
-expect_error shape_outside "source outside the scanner: shape 1 (cylinder)" run "$work/outside.ini" --backend cpu
-expect_error point_outside "source outside the scanner: the point" run "$work/point_outside.ini" --backend cpu
-expect_error bad_cylinder "expected 6 numbers" run "$work/bad_cylinder.ini"
-expect_error bad_source "expected voxel, point, derenzo or shapes" run "$work/bad_source.ini"
-ini i32_batch.ini <<'INI'
+expect_bad_ini i32_batch "use at least 2 batches or dtype = u64" --backend cpu <<'INI'
 [problem]
 type = pet
 histories = 3e9
@@ -240,8 +216,24 @@ crystals = 48
 rings = 8
 index = total
 INI
-expect_error i32_batch "use at least 2 batches or dtype = u64" run "$work/i32_batch.ini" --backend cpu
-expect_error full_too_large "more than the 2^31" run "$work/huge.ini" --backend cpu
-expect_error float_tally "integer tally" run "$work/float.ini" --backend cpu
+expect_bad_ini full_too_large "more than the 2^31" --backend cpu <<'INI'
+[problem]
+type = pet
+[tally]
+dtype = i32
+[pet]
+crystals = 512
+rings = 128
+index = full
+INI
+expect_bad_ini float_tally "integer tally" --backend cpu <<'INI'
+[problem]
+type = pet
+[tally]
+dtype = f64
+[pet]
+crystals = 48
+rings = 8
+INI
 expect_error checkpoint "serve the escape and phantom" run "$work/small.ini" --backend cpu --checkpoint "$work/ck"
 [ "$failures" -eq 0 ] && echo "all ok" || { echo "$failures failure(s)"; exit 1; }

@@ -46,6 +46,17 @@ PY
     fi
 }
 
+# same_bits A B WHAT: the tally_only runs A and B have the same total and bin
+# means, to the bit.
+same_bits() {
+    python3 - "$work/$1/result.json" "$work/$2/result.json" <<'PY' || fail "fixed totals differ between $3"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["tally_only"]["total_MeV"] == b["tally_only"]["total_MeV"], (a["tally_only"]["total_MeV"], b["tally_only"]["total_MeV"])
+assert a["tallies"][0]["mean"] == b["tallies"][0]["mean"]
+PY
+}
+
 # ---- tally_only ----------------------------------------------------------------
 # The kernels use the mean as a float: 0.1f = 0.10000000149011612.
 TO="$EXAMPLES/tally_only.ini"
@@ -70,24 +81,14 @@ ini_full="$work/to_full.ini"
 sed 's/^launch = paper/launch = full/' "$TO" >"$ini_full"
 run to_fixed_full "$ini_full" --backend emulated --histories 2e4 --method fixed --batches 4 --dtype f32
 check "$work/to_fixed_full/result.json" 'r["tally_only"]["launch"] == "full" and r["dtype"] == "f32"'
-python3 - "$work/to_fixed_cpu/result.json" "$work/to_fixed_emu/result.json" <<'PY' || fail "fixed totals differ between cpu and emulated"
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-assert a["determinism"] == "bitwise", a["determinism"]
-assert a["tally_only"]["total_MeV"] == b["tally_only"]["total_MeV"], (a["tally_only"]["total_MeV"], b["tally_only"]["total_MeV"])
-assert a["tallies"][0]["mean"] == b["tallies"][0]["mean"]
-PY
+check "$work/to_fixed_cpu/result.json" 'r["determinism"] == "bitwise"'
+same_bits to_fixed_cpu to_fixed_emu "cpu and emulated"
 # Buffered deposits (deposit = buffered): fixed keeps its bits; result.json says how it ran.
 sed 's/^launch = paper/launch = paper\ndeposit = buffered/' "$TO" >"$work/to_buffered.ini"
 run to_fixed_buffered "$work/to_buffered.ini" --backend emulated --histories 2e4 --method fixed --batches 4
 check "$work/to_fixed_buffered/result.json" 'r["tally_only"]["deposit"] == "buffered"'
 check "$work/to_fixed_emu/result.json" 'r["tally_only"]["deposit"] == "auto"'
-python3 - "$work/to_fixed_cpu/result.json" "$work/to_fixed_buffered/result.json" <<'PY' || fail "fixed totals differ between direct and buffered deposits"
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-assert a["tally_only"]["total_MeV"] == b["tally_only"]["total_MeV"], (a["tally_only"]["total_MeV"], b["tally_only"]["total_MeV"])
-assert a["tallies"][0]["mean"] == b["tallies"][0]["mean"]
-PY
+same_bits to_fixed_cpu to_fixed_buffered "direct and buffered deposits"
 
 # ---- scatter and the MPC preset -----------------------------------------------
 SC="$EXAMPLES/scatter.ini"
@@ -116,92 +117,30 @@ run mpc_emu "$MPC" --backend emulated --histories 2e4 --method block_reduce
 check "$work/mpc_emu/result.json" 'r["scatter"]["check"]["passed"] and abs(r["scatter"]["z_score"]) < 5'
 
 # ---- bad input ------------------------------------------------------------------
-ini() { cat >"$work/$1"; }
-ini bad_pattern.ini <<'INI'
-[problem]
-type = scatter
-[scatter]
-pattern = zipf
-INI
-expect_error unknown_pattern "unknown pattern" run "$work/bad_pattern.ini"
-ini width0.ini <<'INI'
-[problem]
-type = scatter
-[scatter]
-width = 0
-INI
-expect_error width_zero "width = 0: expected a whole number 1 .. 1024" run "$work/width0.ini"
-ini bins0.ini <<'INI'
-[problem]
-type = scatter
-[scatter]
-bins = 0
-INI
-expect_error scatter_bins_zero "bins = 0: expected a whole number 1 .. 2^31" run "$work/bins0.ini"
-ini to_bins0.ini <<'INI'
-[problem]
-type = tally_only
-[tally_only]
-bins = 0
-INI
-expect_error tally_only_bins_zero "bins = 0: expected a whole number 1 .. 2^31" run "$work/to_bins0.ini"
-ini to_key.ini <<'INI'
-[problem]
-type = tally_only
-[tally_only]
-colour = blue
-INI
-expect_error tally_only_unknown_key "unknown key (known: bins, collisions" run "$work/to_key.ini"
-ini sc_key.ini <<'INI'
-[problem]
-type = scatter
-[scatter]
-cells = 10
-INI
-expect_error scatter_unknown_key "unknown key (known: bins, width" run "$work/sc_key.ini"
-ini to_launch.ini <<'INI'
-[problem]
-type = tally_only
-[tally_only]
-launch = wide
-INI
-expect_error bad_launch "expected paper or full" run "$work/to_launch.ini"
-ini to_deposit.ini <<'INI'
-[problem]
-type = tally_only
-[tally_only]
-deposit = sideways
-INI
-expect_error bad_deposit "deposit = sideways: expected auto, direct or buffered" run "$work/to_deposit.ini"
-ini to_mean.ini <<'INI'
-[problem]
-type = tally_only
-[tally_only]
-mean_energy_MeV = -1
-INI
-expect_error bad_mean "expected a number in (0, 1e30]" run "$work/to_mean.ini"
-ini sc_big.ini <<'INI'
-[problem]
-type = scatter
-[scatter]
-bins = 1e9
-width = 9
-INI
-expect_error too_many_bins "exceeds the 2\^31 bins" run "$work/sc_big.ini"
-ini sc_check.ini <<'INI'
-[problem]
-type = scatter
-[scatter]
-check = maybe
-INI
-expect_error bad_check "expected auto, yes or no" run "$work/sc_check.ini"
+# bad_key NAME PROBLEM PATTERN LINES...: a PROBLEM file whose [PROBLEM] section
+# holds LINES must fail as expect_error says.
+bad_key() {
+    local name=$1 problem=$2 pattern=$3
+    shift 3
+    expect_bad_ini "$name" "$pattern" < <(printf '[problem]\ntype = %s\n[%s]\n' "$problem" "$problem"; printf '%s\n' "$@")
+}
+bad_key unknown_pattern scatter "unknown pattern" 'pattern = zipf'
+bad_key width_zero scatter "width = 0: expected a whole number 1 .. 1024" 'width = 0'
+bad_key scatter_bins_zero scatter "bins = 0: expected a whole number 1 .. 2^31" 'bins = 0'
+bad_key tally_only_bins_zero tally_only "bins = 0: expected a whole number 1 .. 2^31" 'bins = 0'
+bad_key tally_only_unknown_key tally_only "unknown key (known: bins, collisions" 'colour = blue'
+bad_key scatter_unknown_key scatter "unknown key (known: bins, width" 'cells = 10'
+bad_key bad_launch tally_only "expected paper or full" 'launch = wide'
+bad_key bad_deposit tally_only "deposit = sideways: expected auto, direct or buffered" 'deposit = sideways'
+bad_key bad_mean tally_only "expected a number in (0, 1e30]" 'mean_energy_MeV = -1'
+bad_key too_many_bins scatter "exceeds the 2\^31 bins" 'bins = 1e9' 'width = 9'
+bad_key bad_check scatter "expected auto, yes or no" 'check = maybe'
 expect_error integer_tally "need a float tally" run "$TO" --backend cpu --histories 100 --dtype u64
 expect_error shared_on_cpu "cannot serve" run "$SC" --backend cpu --histories 100 --method shared
-ini bad_type.ini <<'INI'
+expect_bad_ini unknown_problem "known: escape, phantom, tally_only, scatter" <<'INI'
 [problem]
 type = pinball
 INI
-expect_error unknown_problem "known: escape, phantom, tally_only, scatter" run "$work/bad_type.ini"
 
 echo "cli problems: $failures failure(s)"
 [ "$failures" -eq 0 ]

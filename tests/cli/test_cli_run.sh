@@ -46,56 +46,48 @@ grep -q '"dtype":[[:space:]]*"f64"' "$work/over/result.json" || fail "--dtype di
 # Bad input.
 expect_error missing_file "cannot open problem file" run "$work/nope.ini"
 expect_error no_file "missing problem file" run
-ini unknown_key.ini <<'INI'
+expect_bad_ini unknown_key "unknown key" <<'INI'
 [problem]
 type = escape
 colour = blue
 INI
-expect_error unknown_key "unknown key" run "$work/unknown_key.ini"
-ini unknown_section.ini <<'INI'
+expect_bad_ini unknown_section "unknown section \[geometry\]" <<'INI'
 [problem]
 type = escape
 [geometry]
 INI
-expect_error unknown_section "unknown section \[geometry\]" run "$work/unknown_section.ini"
-ini bad_method.ini <<'INI'
+expect_bad_ini unknown_method "unknown method" <<'INI'
 [problem]
 type = escape
 [tally]
 method = magic
 INI
-expect_error unknown_method "unknown method" run "$work/bad_method.ini"
-ini bad_type.ini <<'INI'
+expect_bad_ini unknown_dtype "unknown type" <<'INI'
 [problem]
 type = escape
 [tally]
 dtype = f16
 INI
-expect_error unknown_dtype "unknown type" run "$work/bad_type.ini"
-ini negative.ini <<'INI'
+expect_bad_ini negative_thickness "expected a number >= 0" <<'INI'
 [problem]
 type = escape
 [escape]
 thickness_m = -3
 INI
-expect_error negative_thickness "expected a number >= 0" run "$work/negative.ini"
-ini text.ini <<'INI'
+expect_bad_ini non_numeric "expected a whole number" <<'INI'
 [problem]
 type = escape
 histories = many
 INI
-expect_error non_numeric "expected a whole number" run "$work/text.ini"
-ini notype.ini <<'INI'
+expect_bad_ini missing_type "missing \[problem\] type" <<'INI'
 [problem]
 histories = 10
 INI
-expect_error missing_type "missing \[problem\] type" run "$work/notype.ini"
-ini syntax.ini <<'INI'
+expect_bad_ini bad_syntax "not valid INI syntax" <<'INI'
 [problem]
 type = escape
 this line is not ini
 INI
-expect_error bad_syntax "not valid INI syntax" run "$work/syntax.ini"
 expect_error cpu_cannot_warp "cannot serve" run "$work/good.ini" --backend cpu --method shared
 expect_error bad_flag "unknown option" run "$work/good.ini" --colour red
 expect_error bad_backend "unknown backend" run "$work/good.ini" --backend tpu

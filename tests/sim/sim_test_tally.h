@@ -9,7 +9,8 @@
 #include "mctally/mct.h"
 #include "test_assert.h"
 
-/* pair_capacity: sort_reduce's buffer, small so that a batch needs flushes. */
+/* pair_capacity: sort_reduce's buffer, small so that a batch needs flushes;
+ * the other methods ignore it (0 will do). */
 static inline mct_tally_t sim_test_tally(mct_backend_t backend, mct_method_t method, mct_dtype_t dtype, int64_t bins,
                                          int64_t pair_capacity) {
     mct_tally_desc_t d;

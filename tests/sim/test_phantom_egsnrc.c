@@ -16,15 +16,11 @@
 
 #include "mctally/mct.h"
 #include "phantom.h"
+#include "sim_test_tally.h"
 #include "test_assert.h"
 
 static void run(const mct_phantom_params_t* p, mct_phantom_depth_dose_t* dd) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.bins = (int64_t)p->voxels * p->voxels * p->voxels;
-    d.backend = MCT_BACKEND_CPU, d.method = MCT_METHOD_ATOMIC, d.dtype = MCT_DTYPE_F64;
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    mct_tally_t t = sim_test_tally(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, mct_phantom_voxel_count(p), 0);
     mct_phantom_result_t r;
     ASSERT_STATUS(mct_phantom_run(p, t, &r), MCT_STATUS_SUCCESS);
     ASSERT_STATUS(mct_phantom_depth_dose(p, &r, dd), MCT_STATUS_SUCCESS);

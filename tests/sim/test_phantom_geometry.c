@@ -16,22 +16,13 @@
 
 #include "phantom.h"
 #include "phantom_geometry.h"
+#include "sim_test_files.h"
 #include "test_assert.h"
 
 static char dir[256];
 static mct_phantom_material_t known[5];
 static const char* const names[5] = {"water", "bone", "lung", "air", "tissue"};
 
-static void path_of(char* out, size_t size, const char* name) { snprintf(out, size, "%s/%s", dir, name); }
-
-static void write_text(const char* name, const char* text) {
-    char p[512];
-    path_of(p, sizeof p, name);
-    FILE* f = fopen(p, "wb");
-    ASSERT_TRUE(f != NULL);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* A MetaImage of `n` values as MET_SHORT or MET_FLOAT, little- or big-endian;
  * .mha (LOCAL) when raw is NULL. */
@@ -44,13 +35,13 @@ static void write_image(const char* name, const char* raw, const int dims[3], co
              "ElementType = %s\nElementByteOrderMSB = %s\nElementDataFile = %s\n",
              dims[0], dims[1], dims[2], spacing[0], spacing[1], spacing[2], is_float ? "MET_FLOAT" : "MET_SHORT",
              msb ? "True" : "False", raw ? raw : "LOCAL");
-    path_of(p, sizeof p, name);
+    sim_test_path(p, sizeof p, dir, name);
     FILE* f = fopen(p, "wb");
     ASSERT_TRUE(f != NULL);
     fputs(header, f);
     if (raw) {
         fclose(f);
-        path_of(p, sizeof p, raw);
+        sim_test_path(p, sizeof p, dir, raw);
         f = fopen(p, "wb");
         ASSERT_TRUE(f != NULL);
     }
@@ -151,6 +142,16 @@ static void check_hu(const mct_phantom_geometry_t* g, const double* hu, int64_t 
     }
 }
 
+/* The HU reader, with the default calibration, refuses dir/name with status
+ * `st` and a message holding `want`. */
+static void expect_bad_hu(const char* name, mct_status_t st, const char* want) {
+    char p[512], err[512];
+    mct_phantom_geometry_t g;
+    memset(&g, 0, sizeof g);
+    sim_test_path(p, sizeof p, dir, name);
+    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), st, err, want, &g);
+}
+
 static void test_hu_images(void) {
     /* Every whole HU from -1024 to 1976, then 1976 to fill the grid. */
     const int dims[3] = {61, 10, 5};
@@ -163,7 +164,7 @@ static void test_hu_images(void) {
     for (int form = 0; form < 3; ++form) {
         /* .mhd + .raw MET_SHORT little-endian; .mha MET_SHORT big-endian; .mhd MET_FLOAT big-endian. */
         write_image(form == 1 ? "hu.mha" : "hu.mhd", form == 1 ? NULL : "hu.raw", dims, spacing, form == 2, form > 0, hu);
-        path_of(p, sizeof p, form == 1 ? "hu.mha" : "hu.mhd");
+        sim_test_path(p, sizeof p, dir, form == 1 ? "hu.mha" : "hu.mhd");
         ASSERT_STATUS(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_SUCCESS);
         ASSERT_TRUE(g.nx == 61 && g.ny == 10 && g.nz == 5 && g.materials == 4);
         ASSERT_NEAR_F64(g.dx_cm, 0.15, 1e-15);
@@ -173,9 +174,9 @@ static void test_hu_images(void) {
     }
 
     /* A user calibration: water above -100 HU at 1 + HU / 1000. */
-    write_text("cal.txt", "# hu_lo hu_hi material density_lo density_hi\n-1024 -100 lung 0.001 0.9\n"
-                          "-100 2000 water 0.9 3.0   # linear\n");
-    path_of(q, sizeof q, "cal.txt");
+    sim_test_write_text(dir, "cal.txt", "# hu_lo hu_hi material density_lo density_hi\n-1024 -100 lung 0.001 0.9\n"
+                                        "-100 2000 water 0.9 3.0   # linear\n");
+    sim_test_path(q, sizeof q, dir, "cal.txt");
     mct_phantom_calibration_t cal;
     ASSERT_STATUS(mct_phantom_calibration_load(q, &cal, err, sizeof err), MCT_STATUS_SUCCESS);
     ASSERT_TRUE(cal.segments == 2);
@@ -191,41 +192,36 @@ static void test_hu_images(void) {
     /* Bad inputs, one clear error each. */
     hu[7] = -1025.0;
     write_image("out.mhd", "out.raw", dims, spacing, 0, 0, hu);
-    path_of(p, sizeof p, "out.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "-1025 HU at voxel (7, 0, 0) is outside the calibration", &g);
+    expect_bad_hu("out.mhd", MCT_STATUS_INVALID_VALUE, "-1025 HU at voxel (7, 0, 0) is outside the calibration");
     hu[7] = 0.0;
-    write_text("short.mhd", "NDims = 3\nDimSize = 61 10 6\nElementSpacing = 1.5 1.5 2.5\nElementType = MET_SHORT\n"
-                            "ElementDataFile = out.raw\n");
-    path_of(p, sizeof p, "short.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "holds 6100 bytes of voxels, but 61 x 10 x 6 MET_SHORT voxels need 7320", &g);
-    write_text("dims.mhd", "NDims = 3\nDimSize = 61 10\nElementSpacing = 1.5 1.5 2.5\nElementType = MET_SHORT\n"
-                           "ElementDataFile = hu.raw\n");
-    path_of(p, sizeof p, "dims.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "DimSize needs 3 whole numbers", &g);
-    write_text("spacing.mhd", "NDims = 3\nDimSize = 61 10 5\nElementSpacing = 1.5 1.5\nElementType = MET_SHORT\n"
-                              "ElementDataFile = hu.raw\n");
-    path_of(p, sizeof p, "spacing.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
-                 "ElementSpacing needs 3 numbers > 0", &g);
-    write_text("big.mhd", "NDims = 3\nDimSize = 2000 2000 1000\nElementSpacing = 1 1 1\nElementType = MET_SHORT\n"
-                          "ElementDataFile = hu.raw\n");
-    path_of(p, sizeof p, "big.mhd");
-    expect_error(mct_phantom_geometry_hu_image(p, NULL, known, 5, &g, err, sizeof err), MCT_STATUS_TOO_LARGE, err,
-                 "more than the 2147483647 a tally's bins hold", &g);
-    write_text("cal_bad.txt", "-1024 2000 kryptonite 0.001 3\n");
-    path_of(q, sizeof q, "cal_bad.txt");
+    sim_test_write_text(dir, "short.mhd",
+                        "NDims = 3\nDimSize = 61 10 6\nElementSpacing = 1.5 1.5 2.5\nElementType = MET_SHORT\n"
+                        "ElementDataFile = out.raw\n");
+    expect_bad_hu("short.mhd", MCT_STATUS_INVALID_VALUE,
+                  "holds 6100 bytes of voxels, but 61 x 10 x 6 MET_SHORT voxels need 7320");
+    sim_test_write_text(dir, "dims.mhd",
+                        "NDims = 3\nDimSize = 61 10\nElementSpacing = 1.5 1.5 2.5\nElementType = MET_SHORT\n"
+                        "ElementDataFile = hu.raw\n");
+    expect_bad_hu("dims.mhd", MCT_STATUS_INVALID_VALUE, "DimSize needs 3 whole numbers");
+    sim_test_write_text(dir, "spacing.mhd",
+                        "NDims = 3\nDimSize = 61 10 5\nElementSpacing = 1.5 1.5\nElementType = MET_SHORT\n"
+                        "ElementDataFile = hu.raw\n");
+    expect_bad_hu("spacing.mhd", MCT_STATUS_INVALID_VALUE, "ElementSpacing needs 3 numbers > 0");
+    sim_test_write_text(dir, "big.mhd",
+                        "NDims = 3\nDimSize = 2000 2000 1000\nElementSpacing = 1 1 1\nElementType = MET_SHORT\n"
+                        "ElementDataFile = hu.raw\n");
+    expect_bad_hu("big.mhd", MCT_STATUS_TOO_LARGE, "more than the 2147483647 a tally's bins hold");
+    sim_test_write_text(dir, "cal_bad.txt", "-1024 2000 kryptonite 0.001 3\n");
+    sim_test_path(q, sizeof q, dir, "cal_bad.txt");
     ASSERT_STATUS(mct_phantom_calibration_load(q, &cal, err, sizeof err), MCT_STATUS_SUCCESS);
-    path_of(p, sizeof p, "hu.mhd");
+    sim_test_path(p, sizeof p, dir, "hu.mhd");
     write_image("hu.mhd", "hu.raw", dims, spacing, 0, 0, hu);
     expect_error(mct_phantom_geometry_hu_image(p, &cal, known, 5, &g, err, sizeof err), MCT_STATUS_INVALID_VALUE, err,
                  "unknown material 'kryptonite'", &g);
-    write_text("cal_bad.txt", "-1000 0 water 1 1\n-10 20 water 1 1\n");
+    sim_test_write_text(dir, "cal_bad.txt", "-1000 0 water 1 1\n-10 20 water 1 1\n");
     ASSERT_STATUS(mct_phantom_calibration_load(q, &cal, err, sizeof err), MCT_STATUS_INVALID_VALUE);
     ASSERT_TRUE(strstr(err, "cal_bad.txt:2: segment starts at -10 HU, below the previous one's end 0") != NULL);
-    write_text("cal_bad.txt", "-1000 0 water -1 1\n");
+    sim_test_write_text(dir, "cal_bad.txt", "-1000 0 water -1 1\n");
     ASSERT_STATUS(mct_phantom_calibration_load(q, &cal, err, sizeof err), MCT_STATUS_INVALID_VALUE);
     ASSERT_TRUE(strstr(err, "densities -1 and 1 g/cm3 must be > 0") != NULL);
     free(hu);
@@ -239,8 +235,8 @@ static void test_index_images(void) {
     write_image("idx.mhd", "idx.raw", dims, spacing, 0, 0, idx);
     write_image("den.mhd", "den.raw", dims, spacing, 1, 0, den);
     char a[512], b[512], err[512];
-    path_of(a, sizeof a, "idx.mhd");
-    path_of(b, sizeof b, "den.mhd");
+    sim_test_path(a, sizeof a, dir, "idx.mhd");
+    sim_test_path(b, sizeof b, dir, "den.mhd");
     const char* const mats[3] = {"tissue", "bone", "air"};
     mct_phantom_geometry_t g;
     ASSERT_STATUS(mct_phantom_geometry_index_images(a, b, mats, 3, known, 5, &g, err, sizeof err), MCT_STATUS_SUCCESS);
@@ -252,17 +248,17 @@ static void test_index_images(void) {
     expect_error(mct_phantom_geometry_index_images(a, b, mats, 2, known, 5, &g, err, sizeof err),
                  MCT_STATUS_INVALID_VALUE, err, "material index 2 at voxel (2, 0, 0) is not one of 0 .. 1", &g);
     write_image("den2.mhd", "den2.raw", dims, other, 1, 0, den);
-    path_of(b, sizeof b, "den2.mhd");
+    sim_test_path(b, sizeof b, dir, "den2.mhd");
     expect_error(mct_phantom_geometry_index_images(a, b, mats, 3, known, 5, &g, err, sizeof err),
                  MCT_STATUS_INVALID_VALUE, err, "differ in ElementSpacing", &g);
     const int dims2[3] = {4, 3, 1};
     write_image("den3.mhd", "den3.raw", dims2, spacing, 1, 0, den);
-    path_of(b, sizeof b, "den3.mhd");
+    sim_test_path(b, sizeof b, dir, "den3.mhd");
     expect_error(mct_phantom_geometry_index_images(a, b, mats, 3, known, 5, &g, err, sizeof err),
                  MCT_STATUS_INVALID_VALUE, err, "differ in DimSize", &g);
     den[5] = -2.0;
     write_image("den4.mhd", "den4.raw", dims, spacing, 1, 0, den);
-    path_of(b, sizeof b, "den4.mhd");
+    sim_test_path(b, sizeof b, dir, "den4.mhd");
     expect_error(mct_phantom_geometry_index_images(a, b, mats, 3, known, 5, &g, err, sizeof err),
                  MCT_STATUS_INVALID_VALUE, err, "density -2 g/cm3 at voxel (1, 1, 0) must be > 0", &g);
     /* More materials than a geometry holds. */
@@ -275,7 +271,7 @@ static void test_index_images(void) {
         snprintf(many[i].name, sizeof many[i].name, "%s", many_text[i]);
         many_names[i] = many_text[i];
     }
-    path_of(b, sizeof b, "den.mhd");
+    sim_test_path(b, sizeof b, dir, "den.mhd");
     expect_error(mct_phantom_geometry_index_images(a, b, many_names, 17, many, 17, &g, err, sizeof err),
                  MCT_STATUS_TOO_LARGE, err, "17 materials named, at most 16", &g);
 }
@@ -347,7 +343,7 @@ static void test_outputs(void) {
     sim_out_set_t set;
     sim_out_init(&set);
     char png[512], mhd[512];
-    path_of(png, sizeof png, "slice.png");
+    sim_test_path(png, sizeof png, dir, "slice.png");
     ASSERT_STATUS(mct_phantom_write_slice_png(&set, png, &p, gy), MCT_STATUS_SUCCESS);
     ASSERT_STATUS(mct_phantom_write_mhd(&set, dir, "dose", &p, gy), MCT_STATUS_SUCCESS);
     ASSERT_TRUE(sim_out_commit(&set, NULL, 0) == 0);
@@ -357,7 +353,7 @@ static void test_outputs(void) {
     ASSERT_EQ_I64(w, 80 + 720 + 130);
     ASSERT_EQ_I64(h, 50 + 540 + 70);
     check_png(png, w, h);
-    path_of(mhd, sizeof mhd, "dose.mhd");
+    sim_test_path(mhd, sizeof mhd, dir, "dose.mhd");
     FILE* f = fopen(mhd, "r");
     ASSERT_TRUE(f != NULL);
     char text[2048];
@@ -371,17 +367,13 @@ static void test_outputs(void) {
 }
 
 int main(void) {
-    snprintf(dir, sizeof dir, "/tmp/test_phantom_geometry_%d", (int)getpid());
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
-    ASSERT_TRUE(system(cmd) == 0);
+    sim_test_dir_make(dir, sizeof dir, "test_phantom_geometry");
     for (int i = 0; i < 5; ++i) ASSERT_STATUS(mct_phantom_material_builtin(names[i], &known[i]), MCT_STATUS_SUCCESS);
     test_cube_and_slabs();
     test_hu_images();
     test_index_images();
     test_outputs();
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ASSERT_TRUE(system(cmd) == 0);
+    sim_test_dir_remove(dir);
     printf("test_phantom_geometry: all passed\n");
     return 0;
 }

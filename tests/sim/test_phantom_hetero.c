@@ -14,59 +14,39 @@
 #include "mctally/mct.h"
 #include "phantom.h"
 #include "phantom_engine.h"
+#include "phantom_test.h"
 #include "test_assert.h"
 
 static mct_tally_t make(const mct_phantom_params_t* p, mct_backend_t backend, mct_method_t method) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.bins = mct_phantom_voxel_count(p);
-    d.backend = backend, d.method = method, d.dtype = MCT_DTYPE_F64;
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
-    return t;
+    return sim_test_tally(backend, method, MCT_DTYPE_F64, mct_phantom_voxel_count(p), 0);
 }
 
 /* A geometry of one material (water's tables) on an nx x ny x nz grid, every
  * voxel at density 1 until the caller changes it. */
 static mct_phantom_geometry_t water_grid(int nx, int ny, int nz, double dx, double dy, double dz) {
-    mct_phantom_geometry_t g;
-    memset(&g, 0, sizeof g);
-    g.nx = nx, g.ny = ny, g.nz = nz;
-    g.dx_cm = dx, g.dy_cm = dy, g.dz_cm = dz;
+    mct_phantom_geometry_t g = phantom_test_grid(nx, ny, nz, dx, dy, dz);
     g.materials = 1;
     strcpy(g.material[0].name, "water");
     g.material[0].density_g_cm3 = 1.0;
-    const size_t n = (size_t)nx * ny * nz;
-    g.mat = calloc(n, 1);
-    g.density = malloc(n * sizeof *g.density);
-    ASSERT_TRUE(g.mat && g.density);
-    for (size_t k = 0; k < n; ++k) g.density[k] = 1.0f;
     return g;
 }
 
-/* The Fano test (Kawrakow 2000): one material whose density varies 1000x
- * between voxels, particles born uniformly per unit mass with isotropic
- * directions, periodic faces. The cell is 3 x 3 x 3 voxels of 1 mm at
- * 1 g/cm3 holding a cavity at 0.001 (the centre) and voxels at 0.01 and 0.1
- * beside it, repeated without end in every direction. Every voxel's dose is
- * then the same, E0 per history over the cell's mass: energy per history in
- * voxel k = E0 m_k / M. Checked per voxel against the tally's own batch
- * error: |ratio - 1| <= 4.5 sigma, where the 20-batch estimate of sigma is
- * itself good to ~16 %, so a correct engine fails one of these 27 voxels
- * about once in 2e3 runs. At CI's counts sigma is 0.5 % in the dense voxels
- * and a few % in the cavity; the GPU suite's 1e8 histories bring the dense
- * voxels to 0.05 %. Bounded regions matter: in an infinite thin slab of low
- * density an electron running along it scores without bound, and the
- * error estimate of so heavy a tail is not to be trusted. */
+/* The Fano test (phantom_test_fano) in water: the cell is 3 x 3 x 3 voxels
+ * of 1 mm at 1 g/cm3 holding a cavity at 0.001 (the centre) and voxels at
+ * 0.01 and 0.1 beside it, repeated without end in every direction. With 20
+ * batches the estimate of sigma is itself good to ~16 %, so a correct engine
+ * fails one of these 27 voxels at 4.5 sigma about once in 2e3 runs. At CI's
+ * counts sigma is 0.5 % in the dense voxels and a few % in the cavity; the
+ * GPU suite's 1e8 histories bring the dense voxels to 0.05 %. Bounded regions
+ * matter: in an infinite thin slab of low density an electron running along
+ * it scores without bound, and the error estimate of so heavy a tail is not
+ * to be trusted. */
 static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_phantom_particle_t particle,
                  double energy, int64_t histories) {
-    enum { N = 27 };
     mct_phantom_geometry_t g = water_grid(3, 3, 3, 0.1, 0.1, 0.1);
     g.density[13] = 0.001f; /* (1, 1, 1) */
     g.density[4] = 0.01f;   /* (1, 1, 0) */
     g.density[10] = 0.1f;   /* (1, 0, 1) */
-    double mass = 0.0;
-    for (int k = 0; k < N; ++k) mass += g.density[k];
     mct_phantom_params_t p;
     mct_phantom_params_init(&p);
     p.geometry = &g;
@@ -77,29 +57,7 @@ static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_p
     p.histories = histories;
     p.batches = 20;
     p.seed = 5;
-    mct_tally_t t = make(&p, backend, MCT_METHOD_ATOMIC);
-    mct_phantom_result_t r;
-    ASSERT_STATUS(mct_phantom_run(&p, t, &r), MCT_STATUS_SUCCESS);
-    double mean[N], err[N];
-    ASSERT_STATUS(mct_tally_results(t, mean, err), MCT_STATUS_SUCCESS);
-    printf("fano %s %s %s %g MeV, %lld histories: escaped %.3g MeV, balance %.2e\n",
-           mct_backend_name(backend), transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64",
-           particle == MCT_PHANTOM_PHOTON ? "photons" : "electrons", energy, (long long)histories, r.escaped_MeV,
-           r.energy_balance_rel);
-    ASSERT_EQ_F64(r.escaped_MeV, 0.0); /* periodic: nothing leaves */
-    ASSERT_LE_F64(fabs(r.energy_balance_rel), transport == MCT_PHANTOM_TRANSPORT_F32 ? 1e-5 : 1e-9);
-    double worst = 0.0;
-    for (int k = 0; k < N; ++k) {
-        const double expect = energy * g.density[k] / mass, ratio = mean[k] / expect;
-        if (g.density[k] != 1.0f || k == 0)
-            printf("  voxel %2d density %-6g dose / expected %.5f +- %.5f\n", k, g.density[k], ratio, err[k] * ratio);
-        ASSERT_TRUE(err[k] > 0.0 && err[k] < 0.25); /* a test with power: sigma of a few % at most */
-        ASSERT_LE_F64(fabs(ratio - 1.0), 4.5 * err[k] * ratio);
-        if (fabs(ratio - 1.0) / (err[k] * ratio) > worst) worst = fabs(ratio - 1.0) / (err[k] * ratio);
-    }
-    printf("  largest deviation %.2f sigma\n", worst);
-    mct_phantom_result_free(&r);
-    mct_tally_destroy(t);
+    phantom_test_fano("fano", &p, backend, transport == MCT_PHANTOM_TRANSPORT_F32 ? 1e-5 : 1e-9);
     mct_phantom_geometry_free(&g);
 }
 

@@ -22,26 +22,18 @@
 #include "phantom.h"
 #include "phantom_materials.h"
 #include "phantom_tables.h"
+#include "phantom_test.h"
+#include "sim_test_files.h"
 #include "test_assert.h"
 
 static char dir[256];
 
-static void path_in(char* out, size_t len, const char* name) { snprintf(out, len, "%s/%s", dir, name); }
-
-static void write_file(const char* name, const char* text) {
-    char p[512];
-    path_in(p, sizeof p, name);
-    FILE* f = fopen(p, "w");
-    ASSERT_TRUE(f != NULL);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* A material's table as CSV (full precision); rows [0, rows) with row `swap`
  * exchanged with the next (-1: none), or `cols` columns of its own. */
 static void write_table(const char* name, const char* header, const double* t, int rows, int cols, int swap) {
     char p[512];
-    path_in(p, sizeof p, name);
+    sim_test_path(p, sizeof p, dir, name);
     FILE* f = fopen(p, "w");
     ASSERT_TRUE(f != NULL);
     fprintf(f, "%s\n", header);
@@ -64,9 +56,9 @@ static const char* NAMES[] = {"water", "bone", "lung", "air", "tissue"};
 /* A list file that must be refused: status non-zero, a message holding
  * `want`, nothing filled. */
 static void expect_bad(const char* list_text, const char* want) {
-    write_file("list.ini", list_text);
+    sim_test_write_text(dir, "list.ini", list_text);
     char p[512], err[512];
-    path_in(p, sizeof p, "list.ini");
+    sim_test_path(p, sizeof p, dir, "list.ini");
     mct_phantom_material_t out[4];
     memset(out, 0x5a, sizeof out);
     unsigned char before[sizeof out];
@@ -97,8 +89,8 @@ static void test_loader(void) {
     char abs_x[512], abs_e[512];
     write_table("sub_water_x.csv", XH, water.xcom, water.xcom_rows, 8, -1);
     write_table("sub_water_e.csv", EH, water.estar, water.estar_rows, 7, -1);
-    path_in(abs_x, sizeof abs_x, "sub_water_x.csv");
-    path_in(abs_e, sizeof abs_e, "sub_water_e.csv");
+    sim_test_path(abs_x, sizeof abs_x, dir, "sub_water_x.csv");
+    sim_test_path(abs_e, sizeof abs_e, dir, "sub_water_e.csv");
 
     /* Good: two materials, one with relative paths, one with absolute ones,
      * comments, blank lines, fractions summing to 1 within 1e-3. */
@@ -107,9 +99,9 @@ static void test_loader(void) {
              "# two materials\n\n" GOOD_HEAD GOOD_COMP GOOD_FILES "\n; water\n[water-2]\n  density=1.0\nI = 75\n"
              "composition = 1:0.1119, 8:0.8885\nxcom = %s\nestar = %s\n",
              abs_x, abs_e);
-    write_file("list.ini", text);
+    sim_test_write_text(dir, "list.ini", text);
     char p[512], err[512];
-    path_in(p, sizeof p, "list.ini");
+    sim_test_path(p, sizeof p, dir, "list.ini");
     mct_phantom_material_t out[4];
     int count = 0;
     void* storage = NULL;
@@ -176,13 +168,15 @@ static void test_loader(void) {
     expect_bad(GOOD_HEAD GOOD_COMP "xcom = bone_x.csv\nestar = short_e.csv\n", "19 rows, fewer than 20");
     write_table("span_e.csv", EH, bone.estar + 7 * 20, bone.estar_rows - 20, 7, -1);
     expect_bad(GOOD_HEAD GOOD_COMP "xcom = bone_x.csv\nestar = span_e.csv\n", "do not span");
-    write_file("cell_e.csv", "energy_MeV,collision_stopping_MeV_cm2_g,radiative_stopping_MeV_cm2_g,"
-                             "total_stopping_MeV_cm2_g,csda_range_g_cm2,radiation_yield,density_effect_delta\n"
-                             "1.25e-2,18.97,3.9e-3,nan,3.7e-4,1e-4,0\n");
+    sim_test_write_text(dir, "cell_e.csv",
+                        "energy_MeV,collision_stopping_MeV_cm2_g,radiative_stopping_MeV_cm2_g,"
+                        "total_stopping_MeV_cm2_g,csda_range_g_cm2,radiation_yield,density_effect_delta\n"
+                        "1.25e-2,18.97,3.9e-3,nan,3.7e-4,1e-4,0\n");
     expect_bad(GOOD_HEAD GOOD_COMP "xcom = bone_x.csv\nestar = cell_e.csv\n", "cell_e.csv:2: column 4");
-    write_file("cols_e.csv", "energy_MeV,collision_stopping_MeV_cm2_g,radiative_stopping_MeV_cm2_g,"
-                             "total_stopping_MeV_cm2_g,csda_range_g_cm2,radiation_yield,density_effect_delta\n"
-                             "1.25e-2,18.97,3.9e-3,19.0,3.7e-4,1e-4\n");
+    sim_test_write_text(dir, "cols_e.csv",
+                        "energy_MeV,collision_stopping_MeV_cm2_g,radiative_stopping_MeV_cm2_g,"
+                        "total_stopping_MeV_cm2_g,csda_range_g_cm2,radiation_yield,density_effect_delta\n"
+                        "1.25e-2,18.97,3.9e-3,19.0,3.7e-4,1e-4\n");
     expect_bad(GOOD_HEAD GOOD_COMP "xcom = bone_x.csv\nestar = cols_e.csv\n", "6 columns, not 7");
     expect_bad(GOOD_HEAD GOOD_COMP "xcom = bone_e.csv\nestar = bone_e.csv\n", "the header is not");
 }
@@ -410,30 +404,22 @@ static void test_shipped_list(void) {
 }
 
 /* End to end in a material other than water.
- * - The Fano test in bone (as test_phantom_hetero's in water): a periodic cell
- *   of 3 x 3 x 3 voxels of 1 mm of bone, its nominal 1.85 g/cm3 with voxels
- *   at 1/10, 1/100 and 1/1000 of it, 1 MeV electrons born uniformly per unit
- *   mass: each voxel's energy is E0 m_k / M, checked against the tally's batch
- *   error at 4.5 sigma (20 batches; a correct engine fails one of the 27
- *   voxels about once in 2e3 runs). Bone's tables enter every step: its
- *   stopping powers, Moller and multiple scattering, its bremsstrahlung shape.
+ * - The Fano test (phantom_test_fano, as test_phantom_hetero's in water) in
+ *   bone: a periodic cell of 3 x 3 x 3 voxels of 1 mm of bone, its nominal
+ *   1.85 g/cm3 with voxels at 1/10, 1/100 and 1/1000 of it, 1 MeV electrons
+ *   born uniformly per unit mass, 20 batches (a correct engine fails one of
+ *   the 27 voxels about once in 2e3 runs). Bone's tables enter every step:
+ *   its stopping powers, Moller and multiple scattering, its bremsstrahlung
+ *   shape.
  * - Slabs of water, bone, lung and water (the issue's benchmark, shortened)
  *   under a 10 MeV electron beam: the energy balance closes to rounding. */
 static void test_end_to_end(void) {
     enum { N = 27 };
-    mct_phantom_geometry_t g;
-    memset(&g, 0, sizeof g);
-    g.nx = g.ny = g.nz = 3;
-    g.dx_cm = g.dy_cm = g.dz_cm = 0.1;
+    mct_phantom_geometry_t g = phantom_test_grid(3, 3, 3, 0.1, 0.1, 0.1);
     g.materials = 1;
     ASSERT_STATUS(mct_phantom_material_builtin("bone", &g.material[0]), MCT_STATUS_SUCCESS);
-    g.mat = calloc(N, 1);
-    g.density = malloc(N * sizeof *g.density);
-    ASSERT_TRUE(g.mat && g.density);
     for (int k = 0; k < N; ++k) g.density[k] = 1.85f;
     g.density[13] = 0.00185f, g.density[4] = 0.0185f, g.density[10] = 0.185f;
-    double mass = 0.0;
-    for (int k = 0; k < N; ++k) mass += g.density[k];
     mct_phantom_params_t p;
     mct_phantom_params_init(&p);
     p.geometry = &g;
@@ -444,41 +430,17 @@ static void test_end_to_end(void) {
     p.histories = 100000;
     p.batches = 20;
     p.seed = 9;
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.bins = N;
-    d.backend = MCT_BACKEND_CPU, d.method = MCT_METHOD_ATOMIC, d.dtype = MCT_DTYPE_F64;
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
-    mct_phantom_result_t r;
-    ASSERT_STATUS(mct_phantom_run(&p, t, &r), MCT_STATUS_SUCCESS);
-    double mean[N], err[N];
-    ASSERT_STATUS(mct_tally_results(t, mean, err), MCT_STATUS_SUCCESS);
-    ASSERT_EQ_F64(r.escaped_MeV, 0.0);
-    ASSERT_LE_F64(fabs(r.energy_balance_rel), 1e-9);
-    for (int k = 0; k < N; ++k) {
-        const double ratio = mean[k] / (p.energy_MeV * g.density[k] / mass);
-        if (g.density[k] != 1.85f) printf("fano bone: density %-8g dose / expected %.5f +- %.5f\n", g.density[k], ratio, err[k] * ratio);
-        ASSERT_TRUE(err[k] > 0.0 && err[k] < 0.25);
-        ASSERT_LE_F64(fabs(ratio - 1.0), 4.5 * err[k] * ratio);
-    }
-    mct_phantom_result_free(&r);
-    mct_tally_destroy(t);
+    phantom_test_fano("fano bone", &p, MCT_BACKEND_CPU, 1e-9);
     mct_phantom_geometry_free(&g);
 
     /* Slabs along z: water 3 mm, bone 2 mm, lung 7 mm, water 18 mm (a tenth
      * of the benchmark's), 5 x 5 voxels of 4 mm laterally. */
-    memset(&g, 0, sizeof g);
-    g.nx = g.ny = 5, g.nz = 30;
-    g.dx_cm = g.dy_cm = 0.4, g.dz_cm = 0.1;
+    g = phantom_test_grid(5, 5, 30, 0.4, 0.4, 0.1);
     g.materials = 3;
     ASSERT_STATUS(mct_phantom_material_builtin("water", &g.material[0]), MCT_STATUS_SUCCESS);
     ASSERT_STATUS(mct_phantom_material_builtin("bone", &g.material[1]), MCT_STATUS_SUCCESS);
     ASSERT_STATUS(mct_phantom_material_builtin("lung", &g.material[2]), MCT_STATUS_SUCCESS);
     const size_t nv = (size_t)5 * 5 * 30;
-    g.mat = malloc(nv);
-    g.density = malloc(nv * sizeof *g.density);
-    ASSERT_TRUE(g.mat && g.density);
     for (size_t k = 0; k < nv; ++k) {
         const int z = (int)(k / 25), m = z < 3 ? 0 : (z < 5 ? 1 : (z < 12 ? 2 : 0));
         g.mat[k] = (uint8_t)m;
@@ -491,8 +453,8 @@ static void test_end_to_end(void) {
     p.histories = 4000;
     p.batches = 4;
     p.seed = 3;
-    d.bins = (int64_t)nv;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    mct_tally_t t = sim_test_tally(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, MCT_DTYPE_F64, (int64_t)nv, 0);
+    mct_phantom_result_t r;
     ASSERT_STATUS(mct_phantom_run(&p, t, &r), MCT_STATUS_SUCCESS);
     printf("slabs 10 MeV electrons: escaped %.4g MeV per history, balance %.2e\n", r.escaped_MeV / p.histories,
            r.energy_balance_rel);
@@ -503,17 +465,13 @@ static void test_end_to_end(void) {
 }
 
 int main(void) {
-    const char* tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/mct_materials_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ASSERT_TRUE(mkdtemp(dir) != NULL);
+    sim_test_dir_make(dir, sizeof dir, "mct_materials");
     test_water_unchanged();
     test_builtin_tables();
     test_loader();
     test_shipped_list();
     test_end_to_end();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    sim_test_dir_remove(dir);
     printf("test_phantom_materials: ok\n");
     return 0;
 }

@@ -9,15 +9,11 @@
 #include "escape.h"
 #include "escape_physics.h"
 #include "mctally/mct.h"
+#include "sim_test_tally.h"
 #include "test_assert.h"
 
 static mct_tally_t make(mct_backend_t backend, mct_method_t method, mct_dtype_t dtype) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.backend = backend, d.method = method, d.dtype = dtype;
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
-    return t;
+    return sim_test_tally(backend, method, dtype, 1, 0);
 }
 
 static mct_escape_result_t run(mct_backend_t backend, mct_method_t method, mct_dtype_t dtype,

@@ -227,14 +227,7 @@ static void test_physical_bounds(void) {
  * threads add: 65536 emulated threads on 8000 f64 bins would ask for 4 GB.
  * The threads then share the replicas, and the tally says so. */
 static void test_host_replica_cap(void) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.bins = 8000;
-    d.dtype = MCT_DTYPE_F64;
-    d.method = MCT_METHOD_REPLICATED;
-    d.backend = MCT_BACKEND_EMULATED;
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    mct_tally_t t = sim_test_tally(MCT_BACKEND_EMULATED, MCT_METHOD_REPLICATED, MCT_DTYPE_F64, 8000, 0);
     int64_t limit = 0, replicas = 0, writers = 0;
     ASSERT_STATUS(sim_replica_limit(t, &limit), MCT_STATUS_SUCCESS);
     const int64_t cap = (int64_t)(SIM_HOST_REPLICA_BYTES / (8000 * sizeof(double)));
@@ -248,7 +241,7 @@ static void test_host_replica_cap(void) {
     ASSERT_TRUE(det == MCT_NOT_GUARANTEED);
     mct_tally_destroy(t);
     /* Few threads still get one private replica each. */
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    t = sim_test_tally(MCT_BACKEND_EMULATED, MCT_METHOD_REPLICATED, MCT_DTYPE_F64, 8000, 0);
     ASSERT_STATUS(sim_reserve_replicas(t, 4), MCT_STATUS_SUCCESS);
     ASSERT_STATUS(mct_tally_replicas(t, &replicas, &writers), MCT_STATUS_SUCCESS);
     ASSERT_EQ_I64(replicas, 4);

@@ -10,17 +10,11 @@
 
 #include "mctally/mct.h"
 #include "phantom.h"
+#include "sim_test_tally.h"
 #include "test_assert.h"
 
 static mct_tally_t make(const mct_phantom_params_t* p, mct_backend_t backend, mct_method_t method, mct_dtype_t dtype) {
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.bins = (int64_t)p->voxels * p->voxels * p->voxels;
-    d.backend = backend, d.method = method, d.dtype = dtype;
-    d.pair_capacity = p->histories * 2000;
-    mct_tally_t t = NULL;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
-    return t;
+    return sim_test_tally(backend, method, dtype, mct_phantom_voxel_count(p), p->histories * 2000);
 }
 
 static mct_phantom_result_t run(const mct_phantom_params_t* p, mct_backend_t backend, mct_method_t method,

@@ -214,10 +214,7 @@ static void test_bad_parameters(void) {
     ASSERT_STATUS(mct_scatter_run(&p, t, &r), MCT_STATUS_NOT_SUPPORTED);
     mct_tally_destroy(t);
     /* sort_reduce must hold one particle's values between flushes. */
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.backend = MCT_BACKEND_CPU, d.method = MCT_METHOD_SORT_REDUCE, d.bins = 9000, d.pair_capacity = 8;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    t = sim_test_tally(MCT_BACKEND_CPU, MCT_METHOD_SORT_REDUCE, MCT_DTYPE_F64, 9000, 8);
     mct_scatter_params_init(&p), p.width = 9;
     expect_invalid(&p, t, "pair buffer below one particle");
     mct_tally_destroy(t);

@@ -225,10 +225,7 @@ static void test_bad_parameters(void) {
     ASSERT_STATUS(mct_tally_only_run(&p, t, &r), MCT_STATUS_NOT_SUPPORTED);
     mct_tally_destroy(t);
     /* sort_reduce must hold at least one particle's deposits between flushes. */
-    mct_tally_desc_t d;
-    mct_tally_desc_init(&d);
-    d.backend = MCT_BACKEND_CPU, d.method = MCT_METHOD_SORT_REDUCE, d.bins = 8, d.pair_capacity = 9;
-    ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+    t = sim_test_tally(MCT_BACKEND_CPU, MCT_METHOD_SORT_REDUCE, MCT_DTYPE_F64, 8, 9);
     ASSERT_STATUS(mct_tally_only_run(&p, t, &r), MCT_STATUS_INVALID_VALUE);
     mct_tally_destroy(t);
     /* shared holds the bins in a block's 48 KiB: 8192 doubles do not fit. */

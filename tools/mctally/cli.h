@@ -233,6 +233,10 @@ int mct_cli_ranks_report(const mct_cli_run_args_t* a, mct_tally_t tally, mct_cli
 struct cJSON* mct_cli_result_header(const mct_cli_run_args_t* a, const mct_cli_rank_report_t* rep, mct_tally_t tally,
                                     const char* problem, int64_t histories, uint64_t seed, int64_t batches,
                                     double seconds, mct_tally_desc_t* d, char* device, size_t device_size);
+/** Prints the head of a run's summary line, "PROBLEM: INPUT on BACKEND
+ * (DEVICE), METHOD DTYPE", without ending the line. */
+void mct_cli_print_run_head(const mct_cli_run_args_t* a, const char* problem, const mct_tally_desc_t* d,
+                            const char* device);
 /** Adds result.json to the run's output set and commits the set; 1 after a message. */
 int mct_cli_write_result(const mct_cli_run_args_t* a, struct cJSON* root);
 /** Creates the run's output directory when it is not there; 1 after a message. */

@@ -269,9 +269,8 @@ int mct_cli_run_pet(const run_args_t* a, mct_tally_t tally) {
     cJSON* files = cJSON_AddArrayToObject(j, "files");
     cJSON_AddItemToArray(files, cJSON_CreateString("lors.bin"));
     if (sinogram) cJSON_AddItemToArray(files, cJSON_CreateString("sinogram.png"));
-    printf("pet: %s on %s (%s), %s %s, %s index: %.0f of %.0f decays good (efficiency %.5f +- %.2g), %.3g good "
-           "events/s, %.3f s\n",
-           a->file, mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
+    mct_cli_print_run_head(a, "pet", &d, device);
+    printf(", %s index: %.0f of %.0f decays good (efficiency %.5f +- %.2g), %.3g good events/s, %.3f s\n",
            mct_pet_index_name(p.index), r.good, r.decays, r.efficiency, r.efficiency_err, r.good / r.engine_seconds,
            r.seconds);
     rc = mct_cli_write_result(a, root);

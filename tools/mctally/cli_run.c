@@ -221,6 +221,20 @@ static void add_rounding_loss(cJSON* entry, mct_tally_t tally, const char* name,
     if (j) cJSON_AddItemToObject(entry, "rounding_loss", j);
 }
 
+/* Adds `entry`, the run's one tally (`name`, with its rounding-loss estimate
+ * where it has one), as result.json's "tallies". */
+static void add_run_tally(const run_args_t* a, cJSON* root, mct_tally_t tally, cJSON* entry, const char* name) {
+    add_rounding_loss(entry, tally, name, a->loss_threshold);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), entry);
+}
+
+/* The head of a run's summary line, "PROBLEM: INPUT on BACKEND (DEVICE),
+ * METHOD DTYPE"; the caller goes on and ends the line. */
+static void print_run_head(const run_args_t* a, const char* problem, const mct_tally_desc_t* d, const char* device) {
+    printf("%s: %s on %s (%s), %s %s", problem, a->file, mct_backend_name(d->backend), device, mct_method_name(d->method),
+           mct_dtype_name(d->dtype));
+}
+
 static cJSON* tally_json(mct_tally_t tally, const char* name) {
     mct_tally_desc_t d;
     mct_tally_get_desc(tally, &d);
@@ -414,14 +428,11 @@ static int run_escape(const run_args_t* a, mct_tally_t tally) {
     mct_tally_desc_t d;
     char device[256];
     cJSON* root = result_header(a, &rep, tally, "escape", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
-    cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
-    cJSON* te = tally_json(tally, "escape");
-    add_rounding_loss(te, tally, "escape", a->loss_threshold);
-    cJSON_AddItemToArray(tallies, te);
+    add_run_tally(a, root, tally, tally_json(tally, "escape"), "escape");
     cJSON_AddItemToObject(root, "escape", escape_json(&p, &r));
-    printf("escape: %s on %s (%s), %s %s: fraction %.8g +- %.2g (analytic %.8g), %.0f escapes, %.3f s\n", a->file,
-           mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype), r.fraction,
-           r.std_error, r.analytic, r.escapes, r.seconds);
+    print_run_head(a, "escape", &d, device);
+    printf(": fraction %.8g +- %.2g (analytic %.8g), %.0f escapes, %.3f s\n", r.fraction, r.std_error, r.analytic,
+           r.escapes, r.seconds);
     int rc = write_result(a, root);
     cJSON_Delete(root);
     return rc;
@@ -490,13 +501,11 @@ static int run_tally_only(const run_args_t* a, mct_tally_t tally) {
     char device[256];
     cJSON* root = result_header(a, &rep, tally, "tally_only", p.particles, p.seed, p.batches, r.seconds, &d, device,
                                 sizeof device);
-    cJSON* te = tally_entry(tally, "energy", r.total);
-    add_rounding_loss(te, tally, "energy", a->loss_threshold);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), te);
+    add_run_tally(a, root, tally, tally_entry(tally, "energy", r.total), "energy");
     cJSON_AddItemToObject(root, "tally_only", tally_only_json(&p, &r));
-    printf("tally_only: %s on %s (%s), %s %s: total %.10g MeV, expected %.10g +- %.3g (z %.2f), %.3g updates/s, "
-           "%.3f s\n", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
-           r.total, r.expected, r.std_error, r.z_score, r.updates_per_second, r.seconds);
+    print_run_head(a, "tally_only", &d, device);
+    printf(": total %.10g MeV, expected %.10g +- %.3g (z %.2f), %.3g updates/s, %.3f s\n", r.total, r.expected,
+           r.std_error, r.z_score, r.updates_per_second, r.seconds);
     int rc = write_result(a, root);
     cJSON_Delete(root);
     return rc;
@@ -538,13 +547,11 @@ static int run_scatter(const run_args_t* a, mct_tally_t tally) {
     char device[256];
     cJSON* root =
         result_header(a, &rep, tally, "scatter", p.n, p.seed, p.batches, r.seconds, &d, device, sizeof device);
-    cJSON* te = tally_entry(tally, "cells", r.total);
-    add_rounding_loss(te, tally, "cells", a->loss_threshold);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), te);
+    add_run_tally(a, root, tally, tally_entry(tally, "cells", r.total), "cells");
     cJSON_AddItemToObject(root, "scatter", scatter_json(&p, &r));
-    printf("scatter: %s on %s (%s), %s %s, %s keys: total %.10g, expected %.10g +- %.3g (z %.2f)", a->file,
-           mct_backend_name(d.backend), device, mct_method_name(d.method), mct_dtype_name(d.dtype),
-           mct_scatter_pattern_name(p.pattern), r.total, r.expected, r.std_error, r.z_score);
+    print_run_head(a, "scatter", &d, device);
+    printf(", %s keys: total %.10g, expected %.10g +- %.3g (z %.2f)", mct_scatter_pattern_name(p.pattern), r.total,
+           r.expected, r.std_error, r.z_score);
     if (r.checked) printf(", bins within %.3g of their bound", r.max_dev_over_bound);
     printf(", %.3g updates/s, %.3f s\n", r.updates_per_second, r.seconds);
     int rc = write_result(a, root);
@@ -785,7 +792,6 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         cJSON* root =
             result_header(a, &rep, tally, "phantom", p.histories, p.seed, p.batches, r.seconds, &d, device, sizeof device);
         /* Per-voxel values are in the MetaImage files, not here (10^6 bins). */
-        cJSON* tallies = cJSON_AddArrayToObject(root, "tallies");
         cJSON* t = cJSON_CreateObject();
         cJSON_AddStringToObject(t, "name", "dose");
         cJSON_AddNumberToObject(t, "bins", (double)bins);
@@ -795,14 +801,13 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         cJSON* tf = cJSON_AddArrayToObject(t, "files");
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose.mhd"));
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose_rel_err.mhd"));
-        add_rounding_loss(t, tally, "dose", a->loss_threshold);
-        cJSON_AddItemToArray(tallies, t);
+        add_run_tally(a, root, tally, t, "dose");
         cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges, have_cmp ? &cmp : NULL,
                                                           a->reference ? "reference" : "egsnrc"));
-        printf("phantom: %s on %s (%s), %s %s, %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV "
-               "(balance %.1e)", a->file, mct_backend_name(d.backend), device, mct_method_name(d.method),
-               mct_dtype_name(d.dtype), r.transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64", r.deposited_MeV,
-               r.escaped_MeV, r.incident_MeV, r.energy_balance_rel);
+        print_run_head(a, "phantom", &d, device);
+        printf(", %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV (balance %.1e)",
+               r.transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64", r.deposited_MeV, r.escaped_MeV, r.incident_MeV,
+               r.energy_balance_rel);
         if (have_ranges) printf(", R50 %.2f +- %.2f cm, Rp %.2f +- %.2f cm", rg.r50_cm, rg.r50_err_cm, rg.rp_cm, rg.rp_err_cm);
         printf(", %.3f s\n", r.seconds);
         if (have_cmp) {
@@ -1147,6 +1152,10 @@ cJSON* mct_cli_result_header(const run_args_t* a, const mct_cli_rank_report_t* r
                              const char* problem, int64_t histories, uint64_t seed, int64_t batches, double seconds,
                              mct_tally_desc_t* d, char* device, size_t device_size) {
     return result_header(a, rep, tally, problem, histories, seed, batches, seconds, d, device, device_size);
+}
+
+void mct_cli_print_run_head(const run_args_t* a, const char* problem, const mct_tally_desc_t* d, const char* device) {
+    print_run_head(a, problem, d, device);
 }
 
 int mct_cli_write_result(const run_args_t* a, cJSON* root) { return write_result(a, root); }

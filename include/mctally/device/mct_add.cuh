@@ -248,12 +248,6 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
     mct__update<T, L>(view, bin, v);
 }
 
-/** mct_add<T, M> when M serves T, else nothing (the run-time form's arms). */
-template <typename T, mct_method_t M>
-__device__ __forceinline__ void mct__add_if_served(const mct_tally_view_t& view, int64_t bin, T value) {
-    if constexpr (mct_method_serves<T, M>()) mct_add<T, M>(view, bin, value);
-}
-
 /** The dtype whose bins hold T (T one of the four tally types). */
 template <typename T>
 MCT_HD constexpr mct_dtype_t mct__dtype_of(void) {
@@ -263,25 +257,60 @@ MCT_HD constexpr mct_dtype_t mct__dtype_of(void) {
                                               : MCT_DTYPE_F64;
 }
 
+/** Every concrete method, as X(M) with M its enumerator: the one list that
+ * the switches from a run-time method to a template argument are written
+ * from (mct__method_dispatch; the library's array adds). */
+#define MCT__METHOD_LIST(X) \
+    X(MCT_METHOD_ATOMIC) \
+    X(MCT_METHOD_SHARED) \
+    X(MCT_METHOD_WARP_REDUCE) \
+    X(MCT_METHOD_BLOCK_REDUCE) \
+    X(MCT_METHOD_REPLICATED) \
+    X(MCT_METHOD_CAS) \
+    X(MCT_METHOD_WAG) \
+    X(MCT_METHOD_WIB) \
+    X(MCT_METHOD_WAG_MATCH) \
+    X(MCT_METHOD_KAHAN) \
+    X(MCT_METHOD_KAHAN_NAIVE) \
+    X(MCT_METHOD_FIXED) \
+    X(MCT_METHOD_SORT_REDUCE)
+#define MCT__METHOD_COUNT_ONE(M) +1
+static_assert(0 MCT__METHOD_LIST(MCT__METHOD_COUNT_ONE) == MCT_METHOD_COUNT, "MCT__METHOD_LIST names every method");
+#undef MCT__METHOD_COUNT_ONE
+
+/** One run-time method as a template argument: f.template run<M>() for the
+ * method m (mct_any_lane_method is not applied: f sees the method as named).
+ * Nothing for a value outside the enumeration. The any-lane adds
+ * (mct__add_typed) and the buffered deposits (mct_deposit_buffer) share it;
+ * warp-uniform when m comes from a view. */
+template <typename F>
+__device__ __forceinline__ void mct__method_dispatch(mct_method_t m, F&& f) {
+#define MCT__METHOD_CASE(M) \
+    case M: f.template run<M>(); break;
+    switch (m) {
+        MCT__METHOD_LIST(MCT__METHOD_CASE)
+    default: break;
+    }
+#undef MCT__METHOD_CASE
+}
+
+/** mct__method_dispatch's arm for mct__add_typed: mct_add<T, M> when M serves
+ * T, else nothing. */
+template <typename T>
+struct mct__typed_adder {
+    const mct_tally_view_t& view;
+    int64_t bin;
+    T value;
+    template <mct_method_t M>
+    __device__ __forceinline__ void run() {
+        if constexpr (mct_method_serves<T, M>()) mct_add<T, M>(view, bin, value);
+    }
+};
+
 /** The run-time method switch for a value already of the tally's type. */
 template <typename T>
 __device__ __forceinline__ void mct__add_typed(const mct_tally_view_t& view, int64_t bin, T value) {
-    switch (view.method) {
-    case MCT_METHOD_ATOMIC: mct__add_if_served<T, MCT_METHOD_ATOMIC>(view, bin, value); break;
-    case MCT_METHOD_SHARED: mct__add_if_served<T, MCT_METHOD_SHARED>(view, bin, value); break;
-    case MCT_METHOD_WARP_REDUCE: mct__add_if_served<T, MCT_METHOD_WARP_REDUCE>(view, bin, value); break;
-    case MCT_METHOD_BLOCK_REDUCE: mct__add_if_served<T, MCT_METHOD_BLOCK_REDUCE>(view, bin, value); break;
-    case MCT_METHOD_REPLICATED: mct__add_if_served<T, MCT_METHOD_REPLICATED>(view, bin, value); break;
-    case MCT_METHOD_CAS: mct__add_if_served<T, MCT_METHOD_CAS>(view, bin, value); break;
-    case MCT_METHOD_WAG: mct__add_if_served<T, MCT_METHOD_WAG>(view, bin, value); break;
-    case MCT_METHOD_WIB: mct__add_if_served<T, MCT_METHOD_WIB>(view, bin, value); break;
-    case MCT_METHOD_WAG_MATCH: mct__add_if_served<T, MCT_METHOD_WAG_MATCH>(view, bin, value); break;
-    case MCT_METHOD_KAHAN: mct__add_if_served<T, MCT_METHOD_KAHAN>(view, bin, value); break;
-    case MCT_METHOD_KAHAN_NAIVE: mct__add_if_served<T, MCT_METHOD_KAHAN_NAIVE>(view, bin, value); break;
-    case MCT_METHOD_FIXED: mct__add_if_served<T, MCT_METHOD_FIXED>(view, bin, value); break;
-    case MCT_METHOD_SORT_REDUCE: mct__add_if_served<T, MCT_METHOD_SORT_REDUCE>(view, bin, value); break;
-    default: break;
-    }
+    mct__method_dispatch(view.method, mct__typed_adder<T>{view, bin, value});
 }
 
 /** An integer value for an integer bin type: kept when it fits, else the
@@ -297,6 +326,35 @@ __device__ __forceinline__ bool mct__int_fits(U v) {
         return (int64_t)v >= (int64_t)INT32_MIN && (int64_t)v <= (int64_t)INT32_MAX;
 }
 
+/** `value` converted to the integer bin type B (int32_t or uint64_t): from an
+ * integer exactly when it fits (else OVERFLOW), from a floating value by the
+ * host's rule (mct_arith.h). Returns 0 or the flag that drops the value. */
+template <typename B, typename U>
+__device__ __forceinline__ unsigned mct__int_from(U value, B* out) {
+    if constexpr (std::is_integral<U>::value) {
+        if (!mct__int_fits<B>(value)) return MCT_TALLY_FLAG_OVERFLOW;
+        *out = (B)value;
+        return 0;
+    } else if constexpr (std::is_same<B, int32_t>::value) {
+        return mct_arith_i32_from_f64((double)value, out);
+    } else {
+        return mct_arith_u64_from_f64((double)value, out);
+    }
+}
+
+/** An add of `value` to an integer tally of bin type B: converted
+ * (mct__int_from), then added with the view's method; a value that cannot be
+ * converted is dropped like an add to a bin out of range: flagged (with its
+ * own flag when the bin is in range, else OUT_OF_RANGE), not written. */
+template <typename B, typename U>
+__device__ __forceinline__ void mct__add_int_converted(const mct_tally_view_t& view, int64_t bin, U value) {
+    B v = 0;
+    const unsigned bad = mct__int_from<B>(value, &v);
+    if (!bad) mct__add_typed<B>(view, bin, v);
+    else if (mct__bin_in_range(bin, view.nbins)) mct_tally_raise(view.flags, bad);
+    else mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
+}
+
 /** A value of another type converted once to the tally's (view.dtype): float
  * tallies by C conversion (rounded to nearest); integer tallies from an
  * integer exactly when it fits, from a floating value by the host's rule
@@ -309,35 +367,8 @@ __device__ __forceinline__ void mct__add_converted(const mct_tally_view_t& view,
     switch (view.dtype) {
     case MCT_DTYPE_F64: mct__add_typed<double>(view, bin, (double)value); break;
     case MCT_DTYPE_F32: mct__add_typed<float>(view, bin, (float)value); break;
-    case MCT_DTYPE_I32:
-    case MCT_DTYPE_U64: {
-        unsigned bad = 0;
-        if (view.dtype == MCT_DTYPE_I32) {
-            int32_t v = 0;
-            if constexpr (std::is_integral<U>::value) {
-                if (mct__int_fits<int32_t>(value)) v = (int32_t)value;
-                else bad = MCT_TALLY_FLAG_OVERFLOW;
-            } else {
-                bad = mct_arith_i32_from_f64((double)value, &v);
-            }
-            if (!bad) mct__add_typed<int32_t>(view, bin, v);
-        } else {
-            uint64_t v = 0;
-            if constexpr (std::is_integral<U>::value) {
-                if (mct__int_fits<uint64_t>(value)) v = (uint64_t)value;
-                else bad = MCT_TALLY_FLAG_OVERFLOW;
-            } else {
-                bad = mct_arith_u64_from_f64((double)value, &v);
-            }
-            if (!bad) mct__add_typed<uint64_t>(view, bin, v);
-        }
-        if (bad) {
-            /* Dropped like an add to a bin out of range: flagged, not written. */
-            if (mct__bin_in_range(bin, view.nbins)) mct_tally_raise(view.flags, bad);
-            else mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
-        }
-        break;
-    }
+    case MCT_DTYPE_I32: mct__add_int_converted<int32_t>(view, bin, value); break;
+    case MCT_DTYPE_U64: mct__add_int_converted<uint64_t>(view, bin, value); break;
     default: break;
     }
 }

@@ -387,23 +387,19 @@ inline T mct__emu_rmw_bits(T* a, F f) {
 
 #define MCT__EMU_FETCH(name, builtin, T) \
     inline T name(T* a, T v) { return builtin(a, v, MCT__EMU_AO); }
-MCT__EMU_FETCH(atomicAdd, __atomic_fetch_add, int)
-MCT__EMU_FETCH(atomicAdd, __atomic_fetch_add, unsigned)
-MCT__EMU_FETCH(atomicAdd, __atomic_fetch_add, unsigned long long)
+/* The three integer types CUDA gives these atomics (atomicSub: the first two). */
+#define MCT__EMU_FETCH_INTS(name, builtin) \
+    MCT__EMU_FETCH(name, builtin, int) \
+    MCT__EMU_FETCH(name, builtin, unsigned) \
+    MCT__EMU_FETCH(name, builtin, unsigned long long)
+MCT__EMU_FETCH_INTS(atomicAdd, __atomic_fetch_add)
 MCT__EMU_FETCH(atomicSub, __atomic_fetch_sub, int)
 MCT__EMU_FETCH(atomicSub, __atomic_fetch_sub, unsigned)
-MCT__EMU_FETCH(atomicExch, __atomic_exchange_n, int)
-MCT__EMU_FETCH(atomicExch, __atomic_exchange_n, unsigned)
-MCT__EMU_FETCH(atomicExch, __atomic_exchange_n, unsigned long long)
-MCT__EMU_FETCH(atomicAnd, __atomic_fetch_and, int)
-MCT__EMU_FETCH(atomicAnd, __atomic_fetch_and, unsigned)
-MCT__EMU_FETCH(atomicAnd, __atomic_fetch_and, unsigned long long)
-MCT__EMU_FETCH(atomicOr, __atomic_fetch_or, int)
-MCT__EMU_FETCH(atomicOr, __atomic_fetch_or, unsigned)
-MCT__EMU_FETCH(atomicOr, __atomic_fetch_or, unsigned long long)
-MCT__EMU_FETCH(atomicXor, __atomic_fetch_xor, int)
-MCT__EMU_FETCH(atomicXor, __atomic_fetch_xor, unsigned)
-MCT__EMU_FETCH(atomicXor, __atomic_fetch_xor, unsigned long long)
+MCT__EMU_FETCH_INTS(atomicExch, __atomic_exchange_n)
+MCT__EMU_FETCH_INTS(atomicAnd, __atomic_fetch_and)
+MCT__EMU_FETCH_INTS(atomicOr, __atomic_fetch_or)
+MCT__EMU_FETCH_INTS(atomicXor, __atomic_fetch_xor)
+#undef MCT__EMU_FETCH_INTS
 #undef MCT__EMU_FETCH
 
 inline float atomicAdd(float* a, float v) {

@@ -133,28 +133,6 @@ using mct__deposit_carrier_t =
 /** log2 of a power of two, at compile time. */
 MCT_HD constexpr int mct__log2(int x) { return x <= 1 ? 0 : 1 + mct__log2(x / 2); }
 
-/** One run-time method as a template argument: f.template run<M>() for the
- * view's method m (the switch is warp- and block-uniform). */
-template <typename F>
-__device__ __forceinline__ void mct__deposit_dispatch(mct_method_t m, F&& f) {
-    switch (m) {
-    case MCT_METHOD_ATOMIC: f.template run<MCT_METHOD_ATOMIC>(); break;
-    case MCT_METHOD_SHARED: f.template run<MCT_METHOD_SHARED>(); break;
-    case MCT_METHOD_WARP_REDUCE: f.template run<MCT_METHOD_WARP_REDUCE>(); break;
-    case MCT_METHOD_BLOCK_REDUCE: f.template run<MCT_METHOD_BLOCK_REDUCE>(); break;
-    case MCT_METHOD_REPLICATED: f.template run<MCT_METHOD_REPLICATED>(); break;
-    case MCT_METHOD_CAS: f.template run<MCT_METHOD_CAS>(); break;
-    case MCT_METHOD_WAG: f.template run<MCT_METHOD_WAG>(); break;
-    case MCT_METHOD_WIB: f.template run<MCT_METHOD_WIB>(); break;
-    case MCT_METHOD_WAG_MATCH: f.template run<MCT_METHOD_WAG_MATCH>(); break;
-    case MCT_METHOD_KAHAN: f.template run<MCT_METHOD_KAHAN>(); break;
-    case MCT_METHOD_KAHAN_NAIVE: f.template run<MCT_METHOD_KAHAN_NAIVE>(); break;
-    case MCT_METHOD_FIXED: f.template run<MCT_METHOD_FIXED>(); break;
-    case MCT_METHOD_SORT_REDUCE: f.template run<MCT_METHOD_SORT_REDUCE>(); break;
-    default: break;
-    }
-}
-
 /** T: the tally's value type. M: the method, or MCT_METHOD_FROM_VIEW (the
  * view's, at run time). HOT: cached bins per block, a power of two. SLOTS:
  * sort_reduce pairs per lane. H: MCT_LOSS_NONE compiles the rounding-loss hook
@@ -208,7 +186,7 @@ struct mct_deposit_buffer {
     __device__ __forceinline__ void add(int64_t bin, T value) {
         if constexpr (M == MCT_METHOD_FROM_VIEW) {
             adder a{this, bin, value};
-            mct__deposit_dispatch(view.method, a);
+            mct__method_dispatch(view.method, a);
         } else {
             add_as<M>(bin, value);
         }
@@ -218,7 +196,7 @@ struct mct_deposit_buffer {
     __device__ __forceinline__ void flush(void) {
         if constexpr (M == MCT_METHOD_FROM_VIEW) {
             flusher f{this};
-            mct__deposit_dispatch(view.method, f);
+            mct__method_dispatch(view.method, f);
         } else {
             flush_as<M>();
         }

@@ -68,13 +68,32 @@ __device__ __forceinline__ T mct_block_scan_exclusive_raw(T v, Op op, mct_block_
     return lane == 0 ? warp_prefix : op(warp_prefix, up);
 }
 
+/** mct_block_scan_exclusive_raw with the block total written to
+ * *block_aggregate when asked for (non-NULL). */
+template <typename T, typename Op>
+__device__ __forceinline__ T mct__block_scan_prefix(T v, Op op, mct_block_scan_storage<T>& s, T* block_aggregate) {
+    T total;
+    const T excl = mct_block_scan_exclusive_raw(v, op, s, total);
+    if (block_aggregate) *block_aggregate = total;
+    return excl;
+}
+
+/** The same for ITEMS values per thread in a blocked arrangement: each
+ * thread's items are first scanned inclusively in place, and the prefix is
+ * that of its last item. */
+template <int ITEMS, typename T, typename Op>
+__device__ __forceinline__ T mct__block_scan_blocked_prefix(T (&items)[ITEMS], Op op, mct_block_scan_storage<T>& s,
+                                                            T* block_aggregate) {
+MCT_UNROLL
+    for (int j = 1; j < ITEMS; ++j) items[j] = op(items[j - 1], items[j]);
+    return mct__block_scan_prefix(items[ITEMS - 1], op, s, block_aggregate);
+}
+
 /** Inclusive scan of one value per thread; optionally the block total. */
 template <typename T, typename Op>
 __device__ __forceinline__ T mct_block_scan_inclusive(T v, Op op, mct_block_scan_storage<T>& s,
                                                       T* block_aggregate = nullptr) {
-    T total;
-    const T excl = mct_block_scan_exclusive_raw(v, op, s, total);
-    if (block_aggregate) *block_aggregate = total;
+    const T excl = mct__block_scan_prefix(v, op, s, block_aggregate);
     return mct_thread_rank() == 0 ? v : op(excl, v);
 }
 
@@ -83,9 +102,7 @@ __device__ __forceinline__ T mct_block_scan_inclusive(T v, Op op, mct_block_scan
 template <typename T, typename Op>
 __device__ __forceinline__ T mct_block_scan_exclusive(T v, T init, Op op, mct_block_scan_storage<T>& s,
                                                       T* block_aggregate = nullptr) {
-    T total;
-    const T excl = mct_block_scan_exclusive_raw(v, op, s, total);
-    if (block_aggregate) *block_aggregate = total;
+    const T excl = mct__block_scan_prefix(v, op, s, block_aggregate);
     return mct_thread_rank() == 0 ? init : op(init, excl);
 }
 
@@ -93,11 +110,7 @@ __device__ __forceinline__ T mct_block_scan_exclusive(T v, T init, Op op, mct_bl
 template <int ITEMS, typename T, typename Op>
 __device__ __forceinline__ void mct_block_scan_inclusive(T (&items)[ITEMS], Op op, mct_block_scan_storage<T>& s,
                                                          T* block_aggregate = nullptr) {
-MCT_UNROLL
-    for (int j = 1; j < ITEMS; ++j) items[j] = op(items[j - 1], items[j]);
-    T total;
-    const T excl = mct_block_scan_exclusive_raw(items[ITEMS - 1], op, s, total);
-    if (block_aggregate) *block_aggregate = total;
+    const T excl = mct__block_scan_blocked_prefix(items, op, s, block_aggregate);
     if (mct_thread_rank() != 0) {
 MCT_UNROLL
         for (int j = 0; j < ITEMS; ++j) items[j] = op(excl, items[j]);
@@ -110,11 +123,7 @@ template <int ITEMS, typename T, typename Op>
 __device__ __forceinline__ void mct_block_scan_exclusive(T (&items)[ITEMS], T init, Op op,
                                                          mct_block_scan_storage<T>& s,
                                                          T* block_aggregate = nullptr) {
-MCT_UNROLL
-    for (int j = 1; j < ITEMS; ++j) items[j] = op(items[j - 1], items[j]);
-    T total;
-    const T excl = mct_block_scan_exclusive_raw(items[ITEMS - 1], op, s, total);
-    if (block_aggregate) *block_aggregate = total;
+    const T excl = mct__block_scan_blocked_prefix(items, op, s, block_aggregate);
     const T prefix = mct_thread_rank() == 0 ? init : op(init, excl);
 MCT_UNROLL
     for (int j = ITEMS - 1; j > 0; --j) items[j] = op(prefix, items[j - 1]);
