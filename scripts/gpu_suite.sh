@@ -260,6 +260,20 @@ if [ -n "${MCT_BASE_SRC:-}" ]; then
   done
 fi
 fi
+# The 20 MeV electron beam's lateral profiles against EGSnrc DOSRZnrc (data/reference/egsnrc/lateral/
+# lat_e20.csv) at 2 and 6 cm (stage hetero, or lateral alone; not in the default stages):
+# examples/phantom_lateral_e20.ini (0.5 mm voxels, absolute MeV/g per particle) at MCT_LATERAL_HISTORIES
+# (1e7), its result.json kept in $OUT, every annulus with >= 5 % of its slab's maximum within
+# 2 %/1 mm plus 3 standard errors (check_phantom_result.py reads result.json's "lateral").
+if stage hetero || stage lateral; then
+lateral_check() {
+  "$MCT" run examples/phantom_lateral_e20.ini --backend cuda --histories "${MCT_LATERAL_HISTORIES:-1e7}" --batches 20 \
+    --method atomic --out /tmp/mct-lateral-e20 &&
+    cp /tmp/mct-lateral-e20/result.json "$OUT/hetero_lateral_e20.result.json" &&
+    python3 tests/sim/check_phantom_result.py /tmp/mct-lateral-e20/result.json
+}
+step hetero_lateral_e20 lateral_check
+fi
 # The heterogeneous examples on the GPU (not in the default stages): the slab phantom and the CT-like
 # phantom (its image made by tools/phantom/make_ct_phantom.py) at 1e6 histories each, run as a user
 # runs them; each must write its dose MetaImage and dose slice.

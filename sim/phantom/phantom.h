@@ -16,6 +16,7 @@
 #ifndef MCT_SIM_PHANTOM_H
 #define MCT_SIM_PHANTOM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mctally/mct_tally.h"
@@ -272,6 +273,118 @@ mct_status_t mct_phantom_compare_reference(const mct_phantom_params_t* p, const 
                                            mct_phantom_comparison_t* out);
 
 mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_ranges_t* out);
+
+/* ---- Lateral dose against a reference in slabs x annuli (phantom_compare.c) */
+
+/** A lateral reference is rows of MCT_PHANTOM_LATERAL_COLUMNS numbers, as
+ * the CSV files of data/reference/egsnrc/lateral hold them under this header:
+ * a zone (the slab z_lo..z_hi cm from the entry face times the annulus
+ * r_lo..r_hi cm from the beam axis), the dose in it (any one scale for the
+ * whole file) and its 1-sigma statistical error. */
+#define MCT_PHANTOM_LATERAL_COLUMNS 6
+#define MCT_PHANTOM_LATERAL_HEADER "z_lo_cm,z_hi_cm,r_lo_cm,r_hi_cm,dose,err"
+
+/** The mass of the part of a zone inside p's grid (g) and the energy
+ * deposited there per history (MeV) with its standard error, from the
+ * tally's mean energy per voxel per history (mean_mev, p's grid order) and
+ * its relative errors (rel_err; NULL: the error is NaN). Each voxel counts by
+ * the exact volume it shares with the zone (the annulus about the beam axis,
+ * x = y = 0 at the centre of the entry face, times the slab; the
+ * circle-rectangle areas in closed form), its energy spread evenly over it:
+ * energy = sum_v f_v E_v and mass = sum_v f_v rho_v V_v with f_v the shared
+ * fraction of voxel v, so energy / mass is the zone's dose (MeV/g per
+ * history) as a code scoring in the zone itself defines it, and exact
+ * wherever the dose is uniform within each voxel. The error treats the
+ * voxels' errors as independent (sum_v f_v^2 (E_v r_v)^2): the batch
+ * covariance between neighbouring voxels, which one history's track makes
+ * positive, is not in the tally's per-bin statistics. zone: z_lo, z_hi,
+ * r_lo, r_hi (cm). NULL_POINTER; INVALID_VALUE for a zone that is not
+ * 0 <= lo < hi on both axes; SUCCESS. */
+mct_status_t mct_phantom_zone_energy(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
+                                     const double zone[4], double* mass_g, double* energy_mev, double* err_mev);
+
+/** The area (cm2) that the disc of radius r about x = y = 0 shares with the
+ * rectangle [x0, x1] x [y0, y1] (x0 <= x1, y0 <= y1), in closed form. */
+double mct_phantom_disc_rect_area(double r, double x0, double x1, double y0, double y1);
+
+/** One zone of a lateral comparison, on the compared scale (mct_phantom_lateral_t). */
+typedef struct {
+    double r_lo_cm, r_hi_cm;
+    double run, run_err; /**< the run's dose in the zone and its standard error */
+    double ref, ref_err; /**< the reference's */
+    int compared;        /**< the reference dose is >= 5 % of the slab's largest */
+    int passed;          /**< compared and within 2 %/1 mm */
+} mct_phantom_lateral_zone_t;
+
+/** The comparison of one slab of a lateral reference. */
+typedef struct {
+    double z_lo_cm, z_hi_cm;
+    int first;           /**< its zones: zone[first .. first + zones) of mct_phantom_lateral_t, by rising r */
+    int zones;           /**< the slab's zones in the reference */
+    int points;          /**< of them, those compared: reference dose >= 5 % of the slab's maximum */
+    int passed;          /**< of those, the ones within 2 %/1 mm */
+    double ref_max;      /**< the slab's largest reference dose: MeV/g per particle (absolute), the file's scale (integral) */
+    double worst_diff;   /**< the largest |difference| / ref_max of a zone that failed (of all compared, if none failed) */
+    double worst_r_lo_cm, worst_r_hi_cm; /**< its annulus */
+    int pass;            /**< points > 0 and passed == points */
+} mct_phantom_lateral_slab_t;
+
+/** A run's dose in a reference's zones against the reference's, slab by
+ * slab (mct_phantom_lateral_compare). Normalisation: with scale > 0 the
+ * reference's doses times scale are MeV/g per incident particle and are
+ * compared with the run's MeV/g per history as they are (absolute; the
+ * phantom's history is one incident particle); with scale 0 the run's doses
+ * are scaled so that its energy (dose times zone mass, summed over every zone
+ * of the compared slabs) equals the reference's (integral; the scale
+ * factor's own error, that of a sum over many zones, is left out). A zone
+ * whose reference dose is >= 5 % of its slab's largest passes when
+ *   |d_run - d_ref| <= 2 % of the slab's largest + k sqrt(s_run^2 + s_ref^2)
+ * (dose difference) or when d_ref lies between the run's doses at the
+ * neighbouring annuli of the slab whose centres are within 1 mm, widened by
+ * the same statistical allowance (radial distance to agreement, the run's
+ * profile linear between annulus centres), as the depth-dose test of
+ * mct_phantom_comparison_t does along depth. */
+typedef struct {
+    const char* name;     /**< as given */
+    double k;             /**< the standard errors allowed */
+    int absolute;         /**< 1: absolute (scale > 0), 0: integral */
+    double scale;         /**< absolute: the scale given; integral: the factor the run's doses were multiplied by */
+    double ratio, ratio_err; /**< absolute: the run's energy over the reference's in every zone of the compared slabs, and its standard error; integral: 1 and 0 */
+    int slabs;
+    mct_phantom_lateral_slab_t* slab; /**< slabs entries, by depth; mct_phantom_lateral_free frees it */
+    mct_phantom_lateral_zone_t* zone; /**< every zone of the compared slabs, slab after slab; freed with slab */
+    int points, passed;   /**< over all compared slabs */
+    int pass;             /**< every slab passes */
+} mct_phantom_lateral_t;
+
+/** Checks a lateral reference against p's grid, before a run: every row a
+ * zone with 0 <= z_lo < z_hi and 0 <= r_lo < r_hi, a dose >= 0 and an error
+ * >= 0, all finite; slabs that are equal or do not overlap, and in each slab
+ * annuli that do not overlap; then the slabs to compare: the one containing
+ * each of the ndepths depths (z_lo <= depth < z_hi), or with ndepths 0 every
+ * slab that lies inside the phantom (z_hi <= its depth), each inside the
+ * phantom with every annulus inside its sides (r_hi <= half the narrower
+ * lateral extent). INVALID_VALUE with one line in err naming the zone or
+ * depth (the messages say "zone ... of NAME"), NOT_SUPPORTED for a source
+ * other than the pencil beam, OUT_OF_MEMORY, NULL_POINTER, or SUCCESS. */
+mct_status_t mct_phantom_lateral_check(const mct_phantom_params_t* p, const char* name, const double* rows, int n,
+                                       const double* depths_cm, int ndepths, char* err, size_t errlen);
+
+/** Compares the run's dose (the tally's mean energy per voxel per history
+ * and its relative errors, p's grid order) with the reference in the slabs
+ * mct_phantom_lateral_check selects, at k standard errors, normalised as
+ * mct_phantom_lateral_t says (scale > 0: absolute, 0: integral). Fills out
+ * (free it with mct_phantom_lateral_free). The errors and statuses of
+ * mct_phantom_lateral_check, and INVALID_VALUE for a negative or non-finite
+ * scale or k, or an integral normalisation with no energy in the run or the
+ * reference's zones. */
+mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
+                                         const char* name, const double* rows, int n, const double* depths_cm,
+                                         int ndepths, double scale, double k, mct_phantom_lateral_t* out, char* err,
+                                         size_t errlen);
+
+/** Frees out's slabs and zones and zeroes it; NULL is fine. */
+void mct_phantom_lateral_free(mct_phantom_lateral_t* out);
 
 /* The writers add their files to an output set (sim_output.h): nothing is in
  * place before the caller commits the set. IO_ERROR with set->error. */

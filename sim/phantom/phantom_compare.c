@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file phantom_compare.c  A run's laterally integrated depth dose against
- * the EGSnrc references compiled in from data/reference/egsnrc (see
- * mct_phantom_comparison_t in phantom.h for the test). */
+ * the EGSnrc references compiled in from data/reference/egsnrc or a file's
+ * (see mct_phantom_comparison_t in phantom.h for the test), and its dose in
+ * the zones of a lateral reference (slabs x annuli) against the reference's
+ * (mct_phantom_lateral_t). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,4 +217,373 @@ mct_status_t mct_phantom_compare_reference(const mct_phantom_params_t* p, const 
             return MCT_STATUS_INVALID_VALUE;
     }
     return compare_rows(p, dd, name, rows, n, k, out);
+}
+
+/* ---- Lateral dose against a reference in slabs x annuli ------------------ */
+
+/* Integral over [0, x] of sqrt(r^2 - t^2) dt, 0 <= x <= r. */
+static double half_chord_integral(double r, double x) {
+    const double s = x >= r ? 1.0 : x / r;
+    return 0.5 * (x * sqrt(fmax(r * r - x * x, 0.0)) + r * r * asin(s));
+}
+
+/* The area the disc of radius r about the origin shares with [0, a] x [0, b], a, b >= 0. */
+static double quadrant_area(double r, double a, double b) {
+    a = fmin(a, r), b = fmin(b, r);
+    if (a * a + b * b <= r * r) return a * b;
+    /* The circle crosses y = b at xa <= a: below it the rectangle's top, beyond it the arc. */
+    const double xa = sqrt(fmax(r * r - b * b, 0.0));
+    return xa * b + half_chord_integral(r, a) - half_chord_integral(r, xa);
+}
+
+/* The signed area of the disc within the rectangle between the origin and (x, y). */
+static double corner_area(double r, double x, double y) {
+    const double a = quadrant_area(r, fabs(x), fabs(y));
+    return (x < 0.0) != (y < 0.0) ? -a : a;
+}
+
+double mct_phantom_disc_rect_area(double r, double x0, double x1, double y0, double y1) {
+    if (!(r > 0.0) || !(x1 > x0) || !(y1 > y0)) return 0.0;
+    /* Nothing of the disc: the rectangle lies beyond r on one side. */
+    if (x0 >= r || x1 <= -r || y0 >= r || y1 <= -r) return 0.0;
+    const double a = corner_area(r, x1, y1) - corner_area(r, x0, y1) - corner_area(r, x1, y0) + corner_area(r, x0, y0);
+    return a > 0.0 ? a : 0.0;
+}
+
+/* The first and last voxel index along an axis of n voxels of d (centred
+ * on 0 laterally when centred, from 0 in depth otherwise) that [lo, hi] touches; 0 when none. */
+static int voxel_span(double lo, double hi, int n, double d, int centred, int* first, int* last) {
+    const double o = centred ? 0.5 * n * d : 0.0;
+    const double a = floor((lo + o) / d), b = ceil((hi + o) / d) - 1.0;
+    *first = a < 0.0 ? 0 : a > n - 1 ? n : (int)a;
+    *last = b > n - 1 ? n - 1 : b < 0.0 ? -1 : (int)b;
+    return *first <= *last;
+}
+
+mct_status_t mct_phantom_zone_energy(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
+                                     const double zone[4], double* mass_g, double* energy_mev, double* err_mev) {
+    if (!p || !mean_mev || !zone || !mass_g || !energy_mev || !err_mev) return MCT_STATUS_NULL_POINTER;
+    const double z0 = zone[0], z1 = zone[1], r0 = zone[2], r1 = zone[3];
+    if (!(z0 >= 0.0 && z1 > z0 && r0 >= 0.0 && r1 > r0) || !isfinite(z1) || !isfinite(r1)) return MCT_STATUS_INVALID_VALUE;
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    const float* rho = p->geometry ? p->geometry->density : NULL;
+    const double hx = 0.5 * g.nx * g.dx_cm, hy = 0.5 * g.ny * g.dy_cm, vol = g.dx_cm * g.dy_cm * g.dz_cm;
+    double mass = 0.0, energy = 0.0, var = 0.0;
+    int ix0, ix1, iy0, iy1, iz0, iz1;
+    if (voxel_span(-r1, r1, g.nx, g.dx_cm, 1, &ix0, &ix1) && voxel_span(-r1, r1, g.ny, g.dy_cm, 1, &iy0, &iy1) &&
+        voxel_span(z0, z1, g.nz, g.dz_cm, 0, &iz0, &iz1)) {
+        for (int iz = iz0; iz <= iz1; ++iz) {
+            const double lz = fmin(z1, (iz + 1) * g.dz_cm) - fmax(z0, iz * g.dz_cm);
+            if (!(lz > 0.0)) continue;
+            for (int iy = iy0; iy <= iy1; ++iy) {
+                const double y0 = iy * g.dy_cm - hy, y1 = y0 + g.dy_cm;
+                for (int ix = ix0; ix <= ix1; ++ix) {
+                    const double x0 = ix * g.dx_cm - hx, x1 = x0 + g.dx_cm;
+                    double a = mct_phantom_disc_rect_area(r1, x0, x1, y0, y1);
+                    if (a > 0.0 && r0 > 0.0) a -= mct_phantom_disc_rect_area(r0, x0, x1, y0, y1);
+                    if (!(a > 0.0)) continue;
+                    const double f = a * lz / vol;
+                    const int64_t k = ix + (int64_t)g.nx * (iy + (int64_t)g.ny * iz);
+                    const double e = mean_mev[k];
+                    const double s = !rel_err ? NAN : e == 0.0 && rel_err[k] == 0.0 ? 0.0 : rel_err[k] * fabs(e);
+                    energy += f * e;
+                    mass += f * (rho ? (double)rho[k] : 1.0) * vol;
+                    var += f * f * s * s;
+                }
+            }
+        }
+    }
+    *mass_g = mass;
+    *energy_mev = energy;
+    *err_mev = sqrt(var);
+    return MCT_STATUS_SUCCESS;
+}
+
+/* A zone of a lateral reference, with its row (0-based) in the file. */
+typedef struct {
+    double z0, z1, r0, r1, dose, err;
+    int row;
+} zone_t;
+
+/* A slab: zones [first, first + count) of the sorted zones, by rising r. */
+typedef struct {
+    int first, count;
+} slab_t;
+
+typedef struct {
+    zone_t* zone; /* sorted by slab, then by r */
+    slab_t* slab; /* every slab of the file, by depth */
+    int nslabs;
+    int* use;     /* the slabs compared, by depth (indices into slab) */
+    int nuse;
+} lateral_plan_t;
+
+static void plan_free(lateral_plan_t* q) {
+    free(q->zone), free(q->slab), free(q->use);
+    memset(q, 0, sizeof *q);
+}
+
+static int by_z_then_r(const void* a, const void* b) {
+    const zone_t *x = a, *y = b;
+    if (x->z0 != y->z0) return x->z0 < y->z0 ? -1 : 1;
+    if (x->r0 != y->r0) return x->r0 < y->r0 ? -1 : 1;
+    return x->row - y->row;
+}
+
+static int by_r(const void* a, const void* b) {
+    const zone_t *x = a, *y = b;
+    if (x->r0 != y->r0) return x->r0 < y->r0 ? -1 : 1;
+    return x->row - y->row;
+}
+
+static mct_status_t lat_status(mct_status_t st, char* err, size_t errlen, const char* fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+#define lat_fail(err, errlen, ...) lat_status(MCT_STATUS_INVALID_VALUE, err, errlen, __VA_ARGS__)
+
+#define ZONE_FMT "row %d (z %g-%g cm, r %g-%g cm)"
+#define ZONE_ARGS(z) (z)->row + 1, (z)->z0, (z)->z1, (z)->r0, (z)->r1
+
+/* Checks the rows and sorts them into slabs: SUCCESS, or INVALID_VALUE /
+ * OUT_OF_MEMORY with err. */
+static mct_status_t plan_zones(const char* name, const double* rows, int n, lateral_plan_t* q, char* err, size_t errlen) {
+    if (n < 1) return lat_fail(err, errlen, "%s: no zones", name);
+    q->zone = malloc((size_t)n * sizeof *q->zone);
+    q->slab = malloc((size_t)n * sizeof *q->slab);
+    if (!q->zone || !q->slab) return MCT_STATUS_OUT_OF_MEMORY;
+    for (int i = 0; i < n; ++i) {
+        const double* r = rows + (size_t)MCT_PHANTOM_LATERAL_COLUMNS * i;
+        zone_t* z = &q->zone[i];
+        *z = (zone_t){r[0], r[1], r[2], r[3], r[4], r[5], i};
+        for (int c = 0; c < MCT_PHANTOM_LATERAL_COLUMNS; ++c)
+            if (!isfinite(r[c])) return lat_fail(err, errlen, "%s: row %d: column %d is not a finite number", name, i + 1, c + 1);
+        if (!(z->z0 >= 0.0)) return lat_fail(err, errlen, "%s: " ZONE_FMT ": z_lo_cm is before the entry face", name, ZONE_ARGS(z));
+        if (!(z->z1 > z->z0)) return lat_fail(err, errlen, "%s: " ZONE_FMT ": z_hi_cm is not above z_lo_cm", name, ZONE_ARGS(z));
+        if (!(z->r0 >= 0.0)) return lat_fail(err, errlen, "%s: " ZONE_FMT ": r_lo_cm is negative", name, ZONE_ARGS(z));
+        if (!(z->r1 > z->r0)) return lat_fail(err, errlen, "%s: " ZONE_FMT ": r_hi_cm is not above r_lo_cm", name, ZONE_ARGS(z));
+        if (!(z->dose >= 0.0)) return lat_fail(err, errlen, "%s: " ZONE_FMT ": the dose %g is negative", name, ZONE_ARGS(z), z->dose);
+        if (!(z->err >= 0.0)) return lat_fail(err, errlen, "%s: " ZONE_FMT ": the error %g is negative", name, ZONE_ARGS(z), z->err);
+    }
+    qsort(q->zone, (size_t)n, sizeof *q->zone, by_z_then_r);
+    q->nslabs = 0;
+    for (int i = 0; i < n;) {
+        const zone_t* a = &q->zone[i];
+        int j = i + 1;
+        while (j < n && q->zone[j].z0 <= a->z0 + SAME_CM) ++j;
+        for (int t = i + 1; t < j; ++t)
+            if (fabs(q->zone[t].z1 - a->z1) > SAME_CM)
+                return lat_fail(err, errlen, "%s: " ZONE_FMT " and " ZONE_FMT ": their slabs overlap", name, ZONE_ARGS(a),
+                                ZONE_ARGS(&q->zone[t]));
+        if (q->nslabs > 0) {
+            const zone_t* prev = &q->zone[q->slab[q->nslabs - 1].first];
+            if (a->z0 < prev->z1 - SAME_CM)
+                return lat_fail(err, errlen, "%s: " ZONE_FMT " and " ZONE_FMT ": their slabs overlap", name,
+                                ZONE_ARGS(prev), ZONE_ARGS(a));
+        }
+        qsort(q->zone + i, (size_t)(j - i), sizeof *q->zone, by_r);
+        for (int t = i + 1; t < j; ++t)
+            if (q->zone[t].r0 < q->zone[t - 1].r1 - SAME_CM)
+                return lat_fail(err, errlen, "%s: " ZONE_FMT " and " ZONE_FMT ": their annuli overlap", name,
+                                ZONE_ARGS(&q->zone[t - 1]), ZONE_ARGS(&q->zone[t]));
+        q->slab[q->nslabs++] = (slab_t){i, j - i};
+        i = j;
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+/* The slabs to compare (q->use), each inside p's grid. */
+static mct_status_t plan_slabs(const mct_phantom_params_t* p, const char* name, const double* depths, int nd,
+                               lateral_plan_t* q, char* err, size_t errlen) {
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    const double depth = g.nz * g.dz_cm;
+    const double side = 0.5 * fmin(g.nx * g.dx_cm, g.ny * g.dy_cm);
+    q->use = malloc((size_t)(nd > q->nslabs ? nd : q->nslabs) * sizeof *q->use);
+    if (!q->use) return MCT_STATUS_OUT_OF_MEMORY;
+    q->nuse = 0;
+    for (int s = 0; s < q->nslabs; ++s) {
+        const zone_t* z = &q->zone[q->slab[s].first];
+        int wanted = nd == 0 && z->z1 <= depth + SAME_CM;
+        for (int d = 0; d < nd; ++d) wanted |= depths[d] >= z->z0 - SAME_CM && depths[d] < z->z1 - SAME_CM;
+        if (wanted) q->use[q->nuse++] = s;
+    }
+    for (int d = 0; d < nd; ++d) {
+        int found = 0;
+        for (int u = 0; u < q->nuse && !found; ++u) {
+            const zone_t* z = &q->zone[q->slab[q->use[u]].first];
+            found = depths[d] >= z->z0 - SAME_CM && depths[d] < z->z1 - SAME_CM;
+        }
+        if (!found)
+            return lat_fail(err, errlen, "%s: no slab contains the depth %g cm (the slabs span %g to %g cm)", name,
+                            depths[d], q->zone[0].z0, q->zone[q->slab[q->nslabs - 1].first].z1);
+    }
+    if (q->nuse == 0)
+        return lat_fail(err, errlen, "%s: no slab lies inside the phantom (0 to %g cm deep; the slabs span %g to %g cm)",
+                        name, depth, q->zone[0].z0, q->zone[q->slab[q->nslabs - 1].first].z1);
+    for (int u = 0; u < q->nuse; ++u) {
+        const slab_t* s = &q->slab[q->use[u]];
+        for (int t = s->first; t < s->first + s->count; ++t) {
+            const zone_t* z = &q->zone[t];
+            if (z->z1 > depth + SAME_CM)
+                return lat_fail(err, errlen, "%s: " ZONE_FMT ": the zone is outside the phantom (%g cm deep)", name,
+                                ZONE_ARGS(z), depth);
+            if (z->r1 > side + SAME_CM)
+                return lat_fail(err, errlen, "%s: " ZONE_FMT ": the annulus reaches beyond the phantom's sides (%g cm "
+                                "from the axis)", name, ZONE_ARGS(z), side);
+        }
+    }
+    return MCT_STATUS_SUCCESS;
+}
+
+static mct_status_t lateral_plan(const mct_phantom_params_t* p, const char* name, const double* rows, int n,
+                                 const double* depths, int nd, lateral_plan_t* q, char* err, size_t errlen) {
+    memset(q, 0, sizeof *q);
+    if (err && errlen) err[0] = '\0';
+    if (!p || !name || !rows || (nd > 0 && !depths)) return MCT_STATUS_NULL_POINTER;
+    if (p->source != MCT_PHANTOM_SOURCE_BEAM)
+        return lat_status(MCT_STATUS_NOT_SUPPORTED, err, errlen, "%s: a lateral profile is the pencil beam's", name);
+    for (int d = 0; d < nd; ++d)
+        if (!isfinite(depths[d]) || depths[d] < 0.0) return lat_fail(err, errlen, "%s: depth %g cm is not >= 0", name, depths[d]);
+    mct_status_t st = plan_zones(name, rows, n, q, err, errlen);
+    if (!st) st = plan_slabs(p, name, depths, nd, q, err, errlen);
+    if (st) {
+        if (st == MCT_STATUS_OUT_OF_MEMORY && err && errlen) snprintf(err, errlen, "%s: out of memory", name);
+        plan_free(q);
+    }
+    return st;
+}
+
+mct_status_t mct_phantom_lateral_check(const mct_phantom_params_t* p, const char* name, const double* rows, int n,
+                                       const double* depths_cm, int ndepths, char* err, size_t errlen) {
+    lateral_plan_t q;
+    const mct_status_t st = lateral_plan(p, name, rows, n, depths_cm, ndepths, &q, err, errlen);
+    plan_free(&q);
+    return st;
+}
+
+void mct_phantom_lateral_free(mct_phantom_lateral_t* out) {
+    if (!out) return;
+    free(out->slab);
+    free(out->zone);
+    memset(out, 0, sizeof *out);
+}
+
+/* One slab's test (mct_phantom_lateral_t): the run's doses d and errors s,
+ * the reference's dr and sr, on one scale, for the slab's zones z by r. */
+static void test_slab(const zone_t* z, int n, const double* d, const double* s, const double* dr, const double* sr,
+                      double k, mct_phantom_lateral_slab_t* o, mct_phantom_lateral_zone_t* oz) {
+    o->z_lo_cm = z[0].z0, o->z_hi_cm = z[0].z1;
+    o->zones = n;
+    for (int i = 0; i < n; ++i) oz[i] = (mct_phantom_lateral_zone_t){z[i].r0, z[i].r1, d[i], s[i], dr[i], sr[i], 0, 0};
+    double dmax = 0.0;
+    for (int i = 0; i < n; ++i) dmax = fmax(dmax, dr[i]);
+    o->ref_max = dmax;
+    double worst_fail = -1.0, worst_all = 0.0;
+    int at_fail = 0, at_all = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!(dr[i] >= 0.05 * dmax) || !(dmax > 0.0)) continue;
+        const double sig = k * sqrt(s[i] * s[i] + sr[i] * sr[i]);
+        const double diff = fabs(d[i] - dr[i]) / dmax;
+        int pass = fabs(d[i] - dr[i]) <= 0.02 * dmax + sig;
+        /* Distance to agreement: the run's profile between the centres of
+         * its neighbouring annuli within 1 mm reaches the reference dose. */
+        double lo = d[i], hi = d[i];
+        const double c = 0.5 * (z[i].r0 + z[i].r1);
+        for (int j = i - 1; j <= i + 1; j += 2) {
+            if (j < 0 || j >= n || fabs(0.5 * (z[j].r0 + z[j].r1) - c) > 0.1 + SAME_CM) continue;
+            lo = fmin(lo, d[j]), hi = fmax(hi, d[j]);
+        }
+        if (dr[i] >= lo - sig && dr[i] <= hi + sig) pass = 1;
+        ++o->points;
+        o->passed += pass;
+        oz[i].compared = 1, oz[i].passed = pass;
+        if (!pass && diff > worst_fail) worst_fail = diff, at_fail = i;
+        if (diff > worst_all) worst_all = diff, at_all = i;
+    }
+    const int at = worst_fail >= 0.0 ? at_fail : at_all;
+    o->worst_diff = worst_fail >= 0.0 ? worst_fail : worst_all;
+    o->worst_r_lo_cm = z[at].r0, o->worst_r_hi_cm = z[at].r1;
+    o->pass = o->points > 0 && o->passed == o->points;
+}
+
+mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
+                                         const char* name, const double* rows, int n, const double* depths_cm,
+                                         int ndepths, double scale, double k, mct_phantom_lateral_t* out, char* err,
+                                         size_t errlen) {
+    if (!out || !mean_mev || !rel_err) return MCT_STATUS_NULL_POINTER;
+    memset(out, 0, sizeof *out);
+    if (!(isfinite(scale) && scale >= 0.0) || !(isfinite(k) && k >= 0.0))
+        return lat_fail(err, errlen, "%s: the scale and k must be finite and >= 0", name ? name : "lateral");
+    lateral_plan_t q;
+    mct_status_t st = lateral_plan(p, name, rows, n, depths_cm, ndepths, &q, err, errlen);
+    if (st) return st;
+    /* The zones of the compared slabs, one after another: the run's and the reference's dose, error and mass. */
+    int nz = 0;
+    for (int u = 0; u < q.nuse; ++u) nz += q.slab[q.use[u]].count;
+    double* buf = malloc((size_t)nz * 5 * sizeof *buf);
+    out->slab = calloc((size_t)q.nuse, sizeof *out->slab);
+    out->zone = calloc((size_t)nz, sizeof *out->zone);
+    if (!buf || !out->slab || !out->zone) {
+        free(buf);
+        plan_free(&q);
+        mct_phantom_lateral_free(out);
+        return lat_status(MCT_STATUS_OUT_OF_MEMORY, err, errlen, "%s: out of memory", name);
+    }
+    double *d = buf, *s = buf + nz, *dr = buf + 2 * (size_t)nz, *sr = buf + 3 * (size_t)nz, *m = buf + 4 * (size_t)nz;
+    double e_run = 0.0, v_run = 0.0, e_ref = 0.0, v_ref = 0.0;
+    const double ref_scale = scale > 0.0 ? scale : 1.0;
+    for (int u = 0, i = 0; u < q.nuse; ++u) {
+        const slab_t* sl = &q.slab[q.use[u]];
+        for (int t = sl->first; t < sl->first + sl->count; ++t, ++i) {
+            const zone_t* z = &q.zone[t];
+            const double zone[4] = {z->z0, z->z1, z->r0, z->r1};
+            double e, se;
+            mct_phantom_zone_energy(p, mean_mev, rel_err, zone, &m[i], &e, &se);
+            d[i] = m[i] > 0.0 ? e / m[i] : 0.0;
+            s[i] = m[i] > 0.0 ? se / m[i] : 0.0;
+            dr[i] = z->dose * ref_scale, sr[i] = z->err * ref_scale;
+            e_run += e, v_run += se * se;
+            e_ref += dr[i] * m[i], v_ref += sr[i] * m[i] * sr[i] * m[i];
+        }
+    }
+    if (scale > 0.0) {
+        out->absolute = 1;
+        out->scale = scale;
+        out->ratio = e_ref > 0.0 ? e_run / e_ref : NAN;
+        out->ratio_err = out->ratio * sqrt(v_run / (e_run * e_run) + v_ref / (e_ref * e_ref));
+    } else if (!(e_run > 0.0 && e_ref > 0.0)) {
+        st = lat_fail(err, errlen, "%s: no energy in the compared zones (run %g, reference %g): nothing to normalise",
+                      name, e_run, e_ref);
+    } else {
+        out->scale = e_ref / e_run;
+        out->ratio = 1.0, out->ratio_err = 0.0;
+        for (int i = 0; i < nz; ++i) d[i] *= out->scale, s[i] *= out->scale;
+    }
+    if (!st) {
+        out->name = name;
+        out->k = k;
+        out->slabs = q.nuse;
+        out->pass = 1;
+        for (int u = 0, i = 0; u < q.nuse; ++u) {
+            const slab_t* sl = &q.slab[q.use[u]];
+            mct_phantom_lateral_slab_t* o = &out->slab[u];
+            o->first = i;
+            test_slab(&q.zone[sl->first], sl->count, d + i, s + i, dr + i, sr + i, k, o, out->zone + i);
+            out->points += o->points;
+            out->passed += o->passed;
+            out->pass &= o->pass;
+            i += sl->count;
+        }
+    }
+    free(buf);
+    plan_free(&q);
+    if (st) mct_phantom_lateral_free(out);
+    return st;
 }

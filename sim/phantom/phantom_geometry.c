@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "phantom_geometry.h"
+#include "sim_table.h"
 
 /* The largest MetaImage header or calibration file read (bytes). */
 #define TEXT_MAX (1 << 20)
@@ -24,34 +25,6 @@ static mct_status_t fail(char* err, size_t errlen, mct_status_t st, const char* 
         va_end(ap);
     }
     return st;
-}
-
-/* A decimal number, the whole of s: [+-] digits [. digits] [e [+-] digits]
- * (no hex, inf or nan), finite. 0 on success. */
-static int parse_number(const char* s, double* out) {
-    const char* p = s;
-    if (*p == '+' || *p == '-') ++p;
-    size_t digits = strspn(p, "0123456789");
-    p += digits;
-    if (*p == '.') {
-        const size_t frac = strspn(p + 1, "0123456789");
-        digits += frac;
-        p += 1 + frac;
-    }
-    if (!digits) return 1;
-    if (*p == 'e' || *p == 'E') {
-        ++p;
-        if (*p == '+' || *p == '-') ++p;
-        const size_t e = strspn(p, "0123456789");
-        if (!e) return 1;
-        p += e;
-    }
-    if (*p) return 1;
-    errno = 0;
-    const double v = strtod(s, NULL);
-    if (errno == ERANGE || !isfinite(v)) return 1;
-    *out = v;
-    return 0;
 }
 
 /* Splits s in place into blank-separated words; the count, at most max (max + 1: more). */
@@ -294,8 +267,8 @@ mct_status_t mct_phantom_calibration_load(const char* path, mct_phantom_calibrat
             continue;
         }
         double v[4];
-        if (n != 5 || parse_number(w[0], &v[0]) || parse_number(w[1], &v[1]) || parse_number(w[3], &v[2]) ||
-            parse_number(w[4], &v[3])) {
+        if (n != 5 || mct_sim_parse_decimal(w[0], &v[0]) || mct_sim_parse_decimal(w[1], &v[1]) || mct_sim_parse_decimal(w[3], &v[2]) ||
+            mct_sim_parse_decimal(w[4], &v[3])) {
             st = fail(err, errlen, MCT_STATUS_PARSE_ERROR,
                       "calibration %s:%d: expected hu_lo hu_hi material density_lo density_hi", path, lineno);
         } else if (!(v[0] < v[1])) {
@@ -379,7 +352,7 @@ static int three_numbers(char* value, double v[3]) {
     char* w[4];
     if (split_words(value, w, 3) != 3) return 1;
     for (int i = 0; i < 3; ++i)
-        if (parse_number(w[i], &v[i])) return 1;
+        if (mct_sim_parse_decimal(w[i], &v[i])) return 1;
     return 0;
 }
 
@@ -430,7 +403,7 @@ mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, 
         double v3[3];
         if (key_is(key, "NDims")) {
             double d;
-            if (parse_number(value, &d) || d != 3.0)
+            if (mct_sim_parse_decimal(value, &d) || d != 3.0)
                 st = fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: NDims = %s, expected 3", path, value);
             ndims = 3;
         } else if (key_is(key, "DimSize")) {
@@ -468,7 +441,7 @@ mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, 
                 st = fail(err, errlen, MCT_STATUS_NOT_SUPPORTED, "image %s: %s channels per voxel, expected 1", path, value);
         } else if (key_is(key, "HeaderSize")) {
             double d;
-            if (parse_number(value, &d) || d != floor(d) || d < -1.0 || d > 1e15)
+            if (mct_sim_parse_decimal(value, &d) || d != floor(d) || d < -1.0 || d > 1e15)
                 st = fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: HeaderSize = %s, expected -1 or a byte count", path, value);
             header_size = (long long)d;
         } else if (key_is(key, "ElementDataFile")) {

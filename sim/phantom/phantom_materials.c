@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "phantom_tables.h"
+#include "sim_table.h"
 
 /* The compiled-in tables of data/materials (csv_to_c.cmake). */
 extern const int sim_bone_xcom_rows, sim_bone_estar_rows, sim_lung_xcom_rows, sim_lung_estar_rows;
@@ -113,95 +114,30 @@ static char* trim(char* s) {
     return s;
 }
 
-/* A whole number: strtod that consumed all of s and gave a finite value. */
-static int parse_double(const char* s, double* v) {
-    char* end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && *trim(end) == '\0' && errno != ERANGE && isfinite(*v);
-}
-
 /* Reads a CSV table of `cols` columns with this header into a new array
- * (*rows rows); checks every value, the rising energies and the span. */
+ * (*rows rows) through the one table reader (sim_table.h), then checks the
+ * values (>= 0, energies > 0 and rising) and the span. */
 static double* read_table(const char* path, const char* header, int cols, double e_lo, int* rows, errbuf_t* e) {
-    FILE* f = fopen(path, "r");
-    if (!f) {
-        fail(e, "%s: cannot open (%s)", path, strerror(errno));
-        e->io = 1;
+    double* t = NULL;
+    int n = 0;
+    const mct_status_t st = mct_sim_table_read(path, header, cols, LOAD_MIN_ROWS, LOAD_MAX_ROWS, &t, &n, e->err,
+                                               e->errlen);
+    if (st) {
+        e->failed = 1;
+        e->io = st == MCT_STATUS_IO_ERROR;
         return NULL;
     }
-    char line[4096];
-    double* t = NULL;
-    size_t cap = 0;
-    int n = 0, lineno = 1;
-    if (!fgets(line, sizeof line, f) || strcmp(trim(line), header) != 0) {
-        fail(e, "%s:1: the header is not \"%s\"", path, header);
-        goto done;
+    for (int i = 0; i < n && !e->failed; ++i) {
+        const double* r = t + (size_t)i * cols;
+        for (int c = 0; c < cols && !e->failed; ++c)
+            if (r[c] < 0.0 || (c == 0 && r[c] <= 0.0))
+                fail(e, "%s: row %d: column %d: %g is %s", path, i + 1, c + 1, r[c], c == 0 ? "not positive" : "negative");
+        if (!e->failed && i > 0 && !(r[0] > r[-cols]))
+            fail(e, "%s: row %d: energy %g does not rise above the row before's %g", path, i + 1, r[0], r[-cols]);
     }
-    while (fgets(line, sizeof line, f)) {
-        ++lineno;
-        if (!strchr(line, '\n') && !feof(f)) {
-            fail(e, "%s:%d: line too long", path, lineno);
-            goto done;
-        }
-        char* s = trim(line);
-        if (!*s) continue;
-        if (n >= LOAD_MAX_ROWS) {
-            fail(e, "%s:%d: more than %d rows", path, lineno, LOAD_MAX_ROWS);
-            goto done;
-        }
-        if ((size_t)(n + 1) * cols > cap) {
-            cap = cap ? 2 * cap : 128 * (size_t)cols;
-            double* g = realloc(t, cap * sizeof *t);
-            if (!g) {
-                fail(e, "%s: out of memory", path);
-                goto done;
-            }
-            t = g;
-        }
-        int c = 0;
-        for (char* cell = s;; ++c) {
-            char* comma = strchr(cell, ',');
-            if (comma) *comma = '\0';
-            double v;
-            if (c >= cols) {
-                fail(e, "%s:%d: more than %d columns", path, lineno, cols);
-                goto done;
-            }
-            if (!parse_double(trim(cell), &v)) {
-                fail(e, "%s:%d: column %d: \"%s\" is not a finite number", path, lineno, c + 1, trim(cell));
-                goto done;
-            }
-            if (v < 0.0 || (c == 0 && v <= 0.0)) {
-                fail(e, "%s:%d: column %d: %g is %s", path, lineno, c + 1, v, c == 0 ? "not positive" : "negative");
-                goto done;
-            }
-            t[(size_t)n * cols + c] = v;
-            if (!comma) break;
-            cell = comma + 1;
-        }
-        if (c + 1 != cols) {
-            fail(e, "%s:%d: %d columns, not %d", path, lineno, c + 1, cols);
-            goto done;
-        }
-        if (n > 0 && !(t[(size_t)n * cols] > t[(size_t)(n - 1) * cols])) {
-            fail(e, "%s:%d: energy %g does not rise above the row before's %g", path, lineno, t[(size_t)n * cols],
-                 t[(size_t)(n - 1) * cols]);
-            goto done;
-        }
-        ++n;
-    }
-    if (ferror(f)) {
-        fail(e, "%s: read error", path);
-        e->io = 1;
-    } else if (n < LOAD_MIN_ROWS) {
-        fail(e, "%s: %d rows, fewer than %d", path, n, LOAD_MIN_ROWS);
-    } else if (t[0] > e_lo * (1.0 + 1e-9) || t[(size_t)(n - 1) * cols] < TABLE_E_HI * (1.0 - 1e-9)) {
+    if (!e->failed && (t[0] > e_lo * (1.0 + 1e-9) || t[(size_t)(n - 1) * cols] < TABLE_E_HI * (1.0 - 1e-9)))
         fail(e, "%s: energies %g to %g MeV do not span %g to %g MeV", path, t[0], t[(size_t)(n - 1) * cols], e_lo,
              TABLE_E_HI);
-    }
-done:
-    fclose(f);
     if (e->failed) {
         free(t);
         return NULL;
@@ -236,12 +172,12 @@ static int parse_composition(char* s, mct_phantom_material_t* m, const char* whe
             return 0;
         }
         *colon = '\0';
-        if (!parse_double(tok, &z) || !(z >= 1.0 && z <= 92.0) || z != floor(z) ||
+        if (mct_sim_parse_decimal(tok, &z) || !(z >= 1.0 && z <= 92.0) || z != floor(z) ||
             mct_phantom_atomic_weight((int)z) == 0.0) {
             fail(e, "%s: composition: unknown element Z = \"%s\" (1 to 92)", where, tok);
             return 0;
         }
-        if (!parse_double(colon + 1, &w) || !(w > 0.0 && w <= 1.0)) {
+        if (mct_sim_parse_decimal(colon + 1, &w) || !(w > 0.0 && w <= 1.0)) {
             fail(e, "%s: composition: mass fraction \"%s\" of Z = %d is not in (0, 1]", where, colon + 1, (int)z);
             return 0;
         }
@@ -366,7 +302,7 @@ mct_status_t mct_phantom_materials_load(const char* path, mct_phantom_material_t
             const int is_i = key[0] == 'I';
             if ((is_i ? cur->have_i : cur->have_density)) {
                 fail(&e, "%s: %s given twice in [%s]", where, key, cur->m.name);
-            } else if (!parse_double(val, &v) || !(v > 0.0)) {
+            } else if (mct_sim_parse_decimal(val, &v) || !(v > 0.0)) {
                 fail(&e, "%s: %s \"%s\" is not a positive number", where, key, val);
             } else if (is_i) {
                 cur->m.i_eV = v, cur->have_i = 1;

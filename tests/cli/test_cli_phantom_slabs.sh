@@ -41,15 +41,15 @@ ref_ini() { # NAME CSV-PATH
 ref_ini missing "$work/none.csv"
 expect_error ref_missing "cannot open" run "$work/missing.ini" --histories 10 --backend cpu
 printf 'depth,width\n0.05,0.1,1,0.1\n' >"$work/header.csv" && ref_ini header "$work/header.csv"
-expect_error ref_header "expected the header" run "$work/header.ini" --histories 10 --backend cpu
+expect_error ref_header "header.csv:1: the header is not \"depth_cm,width_cm,mev,err\"" run "$work/header.ini" --histories 10 --backend cpu
 printf 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n0.15,0.1,x,0.1\n' >"$work/number.csv" && ref_ini number "$work/number.csv"
-expect_error ref_number "number.csv:3: expected four decimal numbers" run "$work/number.ini" --histories 10 --backend cpu
+expect_error ref_number "number.csv:3: column 3: \"x\" is not a decimal number" run "$work/number.ini" --histories 10 --backend cpu
 printf 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n0.15,0.1,1\n' >"$work/short.csv" && ref_ini short "$work/short.csv"
-expect_error ref_short "short.csv:3: expected four" run "$work/short.ini" --histories 10 --backend cpu
+expect_error ref_short "short.csv:3: 3 columns, not 4" run "$work/short.ini" --histories 10 --backend cpu
 printf 'depth_cm,width_cm,mev,err\n0.15,0.1,1,0.1\n0.05,0.1,1,0.1\n' >"$work/order.csv" && ref_ini order "$work/order.csv"
 expect_error ref_order "out of order" run "$work/order.ini" --histories 10 --backend cpu
 printf 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n' >"$work/one.csv" && ref_ini one "$work/one.csv"
-expect_error ref_one "fewer than 2 rows" run "$work/one.ini" --histories 10 --backend cpu
+expect_error ref_one "one.csv: 1 row, fewer than 2" run "$work/one.ini" --histories 10 --backend cpu
 printf 'depth_cm,width_cm,mev,err\n40.05,0.1,1,0.1\n40.15,0.1,1,0.1\n' >"$work/far.csv" && ref_ini far "$work/far.csv"
 expect_error ref_far "fewer than 10" run "$work/far.ini" --histories 10 --backend cpu
 

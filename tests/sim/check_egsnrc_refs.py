@@ -11,10 +11,14 @@
     >= 0, every error > 0 where the energy is, and the statistical goal of the
     runs met: 1 sigma <= 1 % of the maximum (per cm) wherever the energy per cm
     is >= 5 % of it;
-  - lateral: the complete 50 x 50 grid of 1 mm slabs x 1 mm annuli, doses
-    finite and >= 0, errors > 0 where the dose is, the depths 1, 2 and 3 cm on
-    slab edges, and the dose on the axis falling with depth past 1 cm while
-    the beam spreads (a file of other slabs or annuli fails that).
+  - lateral (lat_e10, lat_e20): the complete 50 x 50 grid of 1 mm slabs
+    (from 0 and from 1.5 cm) x 1 mm annuli, doses finite and >= 0, errors > 0
+    where the dose is, the depths compared on slab edges (1, 2, 3 cm; 2 and
+    6 cm), the dose on the axis falling with depth past 1 cm while the beam
+    spreads (a file of other slabs or annuli fails that), every slab's
+    outermost annulus below 5 % of its maximum (the profile is inside the
+    zones), and lat_e20's statistical goal: 1 sigma of the axis annulus at
+    6.0-6.1 cm at most 1 %.
 
 usage: check_egsnrc_refs.py REPO_ROOT"""
 import math
@@ -93,29 +97,52 @@ def check_slabs(root, tool):
                 fail("%s: slab at %g cm: error %.3g %% of the maximum (goal 1 %%)" % (csv, z, 100 * s / w / peak))
 
 
-def check_lateral(root, tool):
+# name: slab groups of the input, first slab edge (cm), depths that must be
+# slab edges, the 1 mm slabs and annuli listed (z from first edge, 50 x 50),
+# and the statistical goal: 1 sigma of the axis annulus of the slab at
+# goal_depth at most goal.
+LATERAL = {
+    "lat_e10": ("50x0.1,1x35", 0.0, (1.0, 2.0, 3.0), None, None),
+    "lat_e20": ("1x1.5,50x0.1,1x33.5", 1.5, (2.0, 6.0), 6.0, 0.01),
+}
+
+
+def check_lateral(root, tool, name):
+    zgroups, z_first, edges_wanted, goal_depth, goal = LATERAL[name]
     d = os.path.join(root, "data", "reference", "egsnrc", "lateral")
-    csv, lst = os.path.join(d, "lat_e10.csv"), os.path.join(d, "lat_e10.egslst")
-    for p in (csv, lst, os.path.join(d, "lat_e10.egsinp")):
+    csv, lst = os.path.join(d, name + ".csv"), os.path.join(d, name + ".egslst")
+    for p in (csv, lst, os.path.join(d, name + ".egsinp")):
         if not os.path.isfile(p):
             fail("missing " + p)
-    same_as_converted(tool, "rz", lst, ["50x0.1,1x35", "50x0.1,1x15"], csv)
+    same_as_converted(tool, "rz", lst, [zgroups, "50x0.1,1x15"], csv)
     rows = read_csv(csv, "z_lo_cm,z_hi_cm,r_lo_cm,r_hi_cm,dose,err")
+    first = round(z_first * 10)
     grid = {(round(z0 * 10), round(r0 * 10)) for z0, z1, r0, r1, v, s in rows}
-    want = {(i, j) for i in range(50) for j in range(50)}
+    want = {(first + i, j) for i in range(50) for j in range(50)}
     if len(rows) != 2500 or grid != want:
-        fail("%s: want the 50 x 50 grid of 1 mm slabs x 1 mm annuli" % csv)
+        fail("%s: want the 50 x 50 grid of 1 mm slabs from %g cm x 1 mm annuli" % (csv, z_first))
     for z0, z1, r0, r1, v, s in rows:
         if abs(z1 - z0 - 0.1) > 1e-6 or abs(r1 - r0 - 0.1) > 1e-6 or v < 0 or s < 0 or (v > 0 and s <= 0):
             fail("%s: zone z %g-%g r %g-%g: dose %g error %g" % (csv, z0, z1, r0, r1, v, s))
-    axis = {round(z0 * 10): v for z0, z1, r0, r1, v, s in rows if r0 == 0.0}
-    for i in (10, 20, 30):
-        if not axis[i] > axis[i + 10]:
-            fail("%s: the dose on the axis does not fall from %g to %g cm" % (csv, i / 10, i / 10 + 1))
-    edges = {round(z0, 6) for z0, *_ in rows}
-    for x in (1.0, 2.0, 3.0):
+    edges = sorted({round(z0, 6) for z0, *_ in rows})
+    for x in edges_wanted:
         if round(x, 6) not in edges:
             fail("%s: no slab edge at %g cm" % (csv, x))
+    # The beam spreads with depth: the dose on the axis falls from each
+    # centimetre to the next past 1 cm (a file of other slabs or annuli fails).
+    axis = {round(z0 * 10): (v, s) for z0, z1, r0, r1, v, s in rows if r0 == 0.0}
+    for i in range(max(10, first), first + 41, 10):
+        if i + 10 in axis and not axis[i][0] > axis[i + 10][0]:
+            fail("%s: the dose on the axis does not fall from %g to %g cm" % (csv, i / 10, i / 10 + 1))
+    # The annuli reach beyond the profile: the outermost below 5 % of its slab's maximum.
+    for z in edges:
+        slab = [(r0, v) for z0, z1, r0, r1, v, s in rows if round(z0, 6) == z]
+        if max(slab)[1] >= 0.05 * max(v for r0, v in slab):
+            fail("%s: the slab at %g cm has >= 5 %% of its maximum in its outermost annulus" % (csv, z))
+    if goal_depth is not None:
+        v, s = axis[round(goal_depth * 10)]
+        if s > goal * v:
+            fail("%s: 1 sigma of the axis annulus at %g cm is %.2f %% (goal %g %%)" % (csv, goal_depth, 100 * s / v, 100 * goal))
 
 
 def main():
@@ -124,7 +151,8 @@ def main():
     root = sys.argv[1]
     tool = os.path.join(root, "tools", "egsnrc", "egsnrc_to_csv.py")
     check_slabs(root, tool)
-    check_lateral(root, tool)
+    for name in sorted(LATERAL):
+        check_lateral(root, tool, name)
     print("check_egsnrc_refs: slab and lateral references complete")
 
 

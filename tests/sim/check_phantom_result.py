@@ -13,6 +13,9 @@ usage: check_phantom_result.py RESULT.json
   `reference`, doses per unit mass with a geometry): every depth with >= 5 % of the maximum within 2 %/1 mm
   plus 3 standard errors of the difference, and (electrons) R50 and Rp within
   1 % plus 3 standard errors of the difference (mct_phantom_comparison_t);
+- the problem file's `lateral_reference` (result.json's lateral): every
+  annulus with >= 5 % of its slab's maximum, in every compared slab, within
+  2 %/1 mm plus k standard errors of the difference (mct_phantom_lateral_t);
 - photon beams: uncollided fraction within 4 binomial standard errors of
   exp(-mu L) with XCOM's mu (without coherent)."""
 import json
@@ -44,6 +47,16 @@ if eg:
             print("%s %.3f cm, EGSnrc %.3f cm: %+.2f %% (+- %.2f %%): %s" % (key.upper(), c["run_cm"], c["egsnrc_cm"],
                   100 * c["rel_diff"], 100 * c["rel_err"], "ok" if good else "FAIL"))
             ok &= good
+lat = p.get("lateral")
+if lat:
+    for d in lat["depths"]:
+        print("lateral %s, %.2f-%.2f cm: %d of %d annuli within 2 %%/1 mm (+%g sigma), worst %.2f %% of the slab's "
+              "maximum at r %.2f-%.2f cm: %s" % (lat["reference"], d["z_lo_cm"], d["z_hi_cm"], d["passed"], d["points"],
+              lat["k"], 100 * d["worst_dose_difference"], d["worst_r_lo_cm"], d["worst_r_hi_cm"],
+              "ok" if d["pass"] else "FAIL"))
+    if "run_over_reference" in lat:
+        print("lateral: run / reference (absolute) %.4f +- %.4f" % (lat["run_over_reference"], lat["run_over_reference_err"]))
+    ok &= lat["pass"]
 if p["particle"] == "photon" and "geometry" not in p:  # exp(-mu L) is the water cube's
     f, x = p["uncollided_fraction"], p["uncollided_expected"]
     sd = math.sqrt(x * (1 - x) / n)

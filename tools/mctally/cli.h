@@ -22,6 +22,11 @@ typedef enum { MCT_CLI_GEOMETRY_CUBE = 0, MCT_CLI_GEOMETRY_SLABS = 1, MCT_CLI_GE
 
 /** The most slabs of a problem file (over all its `slabs` lines). */
 #define MCT_CLI_MAX_SLABS 64
+/** The most depths of `lateral_depths`. */
+#define MCT_CLI_MAX_LATERAL_DEPTHS 32
+/** The standard errors a lateral comparison allows beyond its 2 % / 1 mm
+ * when the file does not say (lateral_k), as the depth-dose comparison's. */
+#define MCT_CLI_LATERAL_K 3.0
 
 typedef struct {
     mct_cli_geometry_kind_t kind;  /* geometry = cube | slabs | image */
@@ -38,6 +43,11 @@ typedef struct {
     char calibration[4096];        /* image: HU table file; "" the default */
     char materials[4096];          /* a material list file; "" none */
     char reference[4096];          /* a depth-dose CSV (depth_cm,width_cm,mev,err) to compare with; "" none */
+    char lateral_reference[4096];  /* a lateral dose CSV (MCT_PHANTOM_LATERAL_HEADER) to compare with; "" none */
+    int nlateral_depths;           /* lateral_depths: the slabs to compare (0: every slab inside the phantom) */
+    double lateral_depths[MCT_CLI_MAX_LATERAL_DEPTHS];
+    double lateral_scale;          /* lateral_scale: the file's dose to MeV/g per particle; 0: integral normalisation */
+    double lateral_k;              /* lateral_k: standard errors allowed (MCT_CLI_LATERAL_K when not given) */
 } mct_cli_geometry_t;
 
 /** A problem file after parsing, before command-line overrides. */
@@ -155,13 +165,16 @@ typedef struct {
     mct_phantom_geometry_t geometry; /* phantom: what cfg.phantom_geometry built (cfg.phantom.geometry points here) */
     double* reference;               /* phantom: the reference's rows (4 numbers each), NULL for none */
     int reference_rows;
+    double* lateral;                 /* phantom: the lateral reference's rows (MCT_PHANTOM_LATERAL_COLUMNS each), NULL for none */
+    int lateral_rows;
 } mct_cli_run_args_t;
 
 /** Builds a phantom run's geometry from cfg.phantom_geometry into a->geometry
  * and points cfg.phantom.geometry at it (NULL for the water cube at 1 g/cm3,
- * the homogeneous path), and reads the `reference` depth dose into
- * a->reference; 1 after a message ("phantom: ..."). Nothing is written.
- * mct_cli_geometry_free releases both. */
+ * the homogeneous path), reads the `reference` depth dose into
+ * a->reference and the `lateral_reference` into a->lateral (checked against
+ * the grid: mct_phantom_lateral_check); 1 after a message ("phantom: ...").
+ * Nothing is written. mct_cli_geometry_free releases them all. */
 int mct_cli_geometry_build(mct_cli_run_args_t* a);
 void mct_cli_geometry_free(mct_cli_run_args_t* a);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sim_table.h"
 
 /* The problems and the sections of a problem file, for the messages. */
 #define SIM_CLI_PROBLEMS "escape, phantom, tally_only, scatter, pet"
@@ -36,43 +37,19 @@ static char* line_error(load_ctx_t* c, const char* why) {
     return NULL;
 }
 
-/* The numbers of problem files and flags are decimal: [+-] digits [. digits]
- * [e [+-] digits], with a digit before or after the point. strtod alone would
- * also take hex ("0x1p7"), "inf", "nan" and leading blanks. */
-static int is_decimal(const char* s, int integer_only) {
-    if (*s == '+' || *s == '-') ++s;
-    size_t digits = strspn(s, "0123456789");
-    s += digits;
-    if (!integer_only && *s == '.') {
-        const size_t frac = strspn(s + 1, "0123456789");
-        digits += frac;
-        s += 1 + frac;
-    }
-    if (digits == 0) return 0;
-    if (!integer_only && (*s == 'e' || *s == 'E')) {
-        ++s;
-        if (*s == '+' || *s == '-') ++s;
-        const size_t exp = strspn(s, "0123456789");
-        if (exp == 0) return 0;
-        s += exp;
-    }
-    return *s == '\0';
-}
-
+/* The numbers of problem files and flags are decimal (sim_table.h's one
+ * parser): strtod alone would also take hex ("0x1p7"), "inf", "nan" and
+ * leading blanks. */
 int mct_cli_parse_f64(const char* text, double min, double* out) {
-    if (!text || !is_decimal(text, 0)) return 1;
-    char* end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    /* ERANGE: beyond the range of a double, or so small that it underflows. */
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v) || v < min) return 1;
+    double v;
+    if (mct_sim_parse_decimal(text, &v) || v < min) return 1;
     *out = v;
     return 0;
 }
 
 int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out) {
     if (!text) return 1;
-    if (is_decimal(text, 1)) {
+    if (mct_sim_decimal_syntax(text, 1)) {
         char* end = NULL;
         errno = 0;
         long long v = strtoll(text, &end, 10);
@@ -275,11 +252,12 @@ static int pet_shape(load_ctx_t* c, const char* key, const char* value, void* pa
 enum {
     GEO_KIND = 1u << 0, GEO_MATERIAL = 1u << 1, GEO_DENSITY = 1u << 2, GEO_SLABS = 1u << 3, GEO_DEPTH = 1u << 4,
     GEO_IMAGE = 1u << 5, GEO_DENSITY_IMAGE = 1u << 6, GEO_IMAGE_MATERIALS = 1u << 7, GEO_CALIBRATION = 1u << 8,
-    GEO_MATERIALS = 1u << 9, GEO_REFERENCE = 1u << 10
+    GEO_MATERIALS = 1u << 9, GEO_REFERENCE = 1u << 10, GEO_LATERAL = 1u << 11, GEO_LATERAL_DEPTHS = 1u << 12,
+    GEO_LATERAL_SCALE = 1u << 13, GEO_LATERAL_K = 1u << 14
 };
 #define GEO_KEYS                                                                                                   \
     "geometry, material, density, slabs, depth_voxel_cm, image, density_image, image_materials, calibration, "   \
-    "materials, reference"
+    "materials, reference, lateral_reference, lateral_depths, lateral_scale, lateral_k"
 
 /* A material name: letters, digits, '_' and '-', 1 .. 31 of them. */
 static int material_name_ok(const char* s, size_t n) {
@@ -387,6 +365,32 @@ static int phantom_geometry_key(load_ctx_t* c, const char* key, const char* valu
     } else if (!strcmp(key, "reference")) {
         bit = GEO_REFERENCE;
         if (!geo_path(c, key, value, g->reference, sizeof g->reference)) return 0;
+    } else if (!strcmp(key, "lateral_reference")) {
+        bit = GEO_LATERAL;
+        if (!geo_path(c, key, value, g->lateral_reference, sizeof g->lateral_reference)) return 0;
+    } else if (!strcmp(key, "lateral_depths")) {
+        bit = GEO_LATERAL_DEPTHS;
+        const char* why = "expected depths in cm (decimal numbers >= 0, separated by blanks or ',')";
+        g->nlateral_depths = 0;
+        for (const char* at = value + strspn(value, " \t,"); *at; at += strspn(at, " \t,")) {
+            const size_t len = strcspn(at, " \t,");
+            char tok[MCT_CLI_INI_MAX_LINE + 1];
+            snprintf(tok, sizeof tok, "%.*s", (int)len, at);
+            at += len;
+            if (g->nlateral_depths == MCT_CLI_MAX_LATERAL_DEPTHS) return fail(c, "phantom", key, value, "more than 32 depths");
+            if (mct_cli_parse_f64(tok, 0.0, &g->lateral_depths[g->nlateral_depths++]))
+                return fail(c, "phantom", key, value, why);
+        }
+        if (!g->nlateral_depths) return fail(c, "phantom", key, value, why);
+    } else if (!strcmp(key, "lateral_scale")) {
+        bit = GEO_LATERAL_SCALE;
+        if (mct_cli_parse_f64(value, -HUGE_VAL, &g->lateral_scale) || !(g->lateral_scale > 0.0))
+            return fail(c, "phantom", key, value,
+                        "expected the factor from the file's dose to MeV/g per incident particle, a decimal number > 0");
+    } else if (!strcmp(key, "lateral_k")) {
+        bit = GEO_LATERAL_K;
+        if (mct_cli_parse_f64(value, 0.0, &g->lateral_k))
+            return fail(c, "phantom", key, value, "expected the standard errors allowed, a decimal number >= 0");
     } else if (!strcmp(key, "image_materials")) {
         bit = GEO_IMAGE_MATERIALS;
         g->nimage_materials = 0;
@@ -429,6 +433,9 @@ static int check_geometry(const char* name, const mct_cli_geometry_t* g) {
     for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
         if ((g->given & keys[i].bit) && !(keys[i].kinds & (1u << g->kind)))
             return mct_cli_error("%s: [phantom] %s does not apply to geometry = %s", name, keys[i].key, kind[g->kind]);
+    if ((g->given & (GEO_LATERAL_DEPTHS | GEO_LATERAL_SCALE | GEO_LATERAL_K)) && !(g->given & GEO_LATERAL))
+        return mct_cli_error("%s: [phantom] lateral_depths, lateral_scale and lateral_k need lateral_reference = FILE.csv",
+                             name);
     if (g->kind == MCT_CLI_GEOMETRY_SLABS && !g->nslabs)
         return mct_cli_error("%s: [phantom] geometry = slabs needs slabs = material density_g_cm3 thickness_cm; ...", name);
     if (g->kind == MCT_CLI_GEOMETRY_IMAGE && !(g->given & GEO_IMAGE))
@@ -596,6 +603,7 @@ void mct_cli_config_defaults(mct_cli_config_t* cfg) {
     mct_phantom_params_init(&cfg->phantom);
     snprintf(cfg->phantom_geometry.material, sizeof cfg->phantom_geometry.material, "water");
     cfg->phantom_geometry.depth_voxel_cm = 0.1;
+    cfg->phantom_geometry.lateral_k = MCT_CLI_LATERAL_K;
     mct_tally_only_params_init(&cfg->tally_only);
     mct_scatter_params_init(&cfg->scatter);
     mct_pet_params_init(&cfg->pet);

@@ -2,13 +2,14 @@
 /** @file cli_geometry.c  A phantom run's geometry from the [phantom] keys
  * (cube, slabs or image; mct_cli_geometry_t): the materials known to it (the
  * built-in ones and a user's list file), then the builders of
- * phantom_geometry.h. */
+ * phantom_geometry.h; and the reference files a run is compared with. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sim_table.h"
 
 /* The built-in materials (mct_phantom_material_builtin). */
 static const char* const builtin_names[] = {"water", "bone", "lung", "air", "tissue"};
@@ -22,64 +23,38 @@ void mct_cli_geometry_free(mct_cli_run_args_t* a) {
     free(a->reference);
     a->reference = NULL;
     a->reference_rows = 0;
+    free(a->lateral);
+    a->lateral = NULL;
+    a->lateral_rows = 0;
 }
 
-/* The most rows of a reference depth dose. */
+/* The most rows of a reference file. */
 #define REFERENCE_MAX_ROWS 100000
 
-/* Reads `reference`: a header line, then rows of depth_cm, width_cm, mev, err
- * (decimal numbers); 1 after a message naming the file and line. */
-static int read_reference(mct_cli_run_args_t* a, const char* path) {
-    if (sim_out_protect(path)) return mct_cli_error("phantom: reference %s: too many inputs", path);
-    FILE* f = fopen(path, "r");
-    if (!f) return mct_cli_error("phantom: reference %s: cannot open it", path);
-    char line[1024];
-    int rc = 0, lineno = 1, n = 0, cap = 0;
-    double* rows = NULL;
-    if (!fgets(line, sizeof line, f) || strncmp(line, "depth_cm,width_cm,mev,err", 25) != 0)
-        rc = mct_cli_error("phantom: reference %s: expected the header depth_cm,width_cm,mev,err", path);
-    while (!rc && fgets(line, sizeof line, f)) {
-        ++lineno;
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = mct_cli_error("phantom: reference %s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
-            break;
-        }
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0]) continue;
-        if (n == REFERENCE_MAX_ROWS) {
-            rc = mct_cli_error("phantom: reference %s: more than %d rows", path, REFERENCE_MAX_ROWS);
-            break;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            double* grown = realloc(rows, (size_t)cap * 4 * sizeof *rows);
-            if (!grown) {
-                rc = mct_cli_error("phantom: reference %s: out of memory", path);
-                break;
-            }
-            rows = grown;
-        }
-        char* field = line;
-        for (int c = 0; c < 4 && !rc; ++c) {
-            const size_t len = strcspn(field, ",");
-            const char end = field[len];
-            field[len] = '\0';
-            if ((c < 3 ? !end : end) || mct_cli_parse_f64(field, -HUGE_VAL, &rows[4 * (size_t)n + c]))
-                rc = mct_cli_error("phantom: reference %s:%d: expected four decimal numbers separated by ','", path,
-                                   lineno);
-            field += len + 1;
-        }
-        ++n;
-    }
-    if (!rc && ferror(f)) rc = mct_cli_error("phantom: reference %s: read error", path);
-    if (!rc && n < 2) rc = mct_cli_error("phantom: reference %s: fewer than 2 rows", path);
-    fclose(f);
-    if (rc) {
-        free(rows);
-        return rc;
-    }
-    a->reference = rows;
-    a->reference_rows = n;
+/* Reads a reference CSV (`key` names it in messages) through the one table
+ * reader (sim_table.h): its header, then rows of `cols` decimal numbers; 1
+ * after a message naming the file and line. */
+static int read_reference(const char* key, const char* path, const char* header, int cols, int min_rows,
+                          double** rows, int* n) {
+    if (sim_out_protect(path)) return mct_cli_error("phantom: %s %s: too many inputs", key, path);
+    char err[1200];
+    if (mct_sim_table_read(path, header, cols, min_rows, REFERENCE_MAX_ROWS, rows, n, err, sizeof err))
+        return mct_cli_error("phantom: %s %s", key, err);
+    return 0;
+}
+
+/* The lateral reference, read and checked against the run's grid. */
+static int read_lateral(mct_cli_run_args_t* a) {
+    const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
+    if (a->cfg.phantom.batches < 2)
+        return mct_cli_error("phantom: lateral_reference needs batches >= 2 (the run's statistical errors)");
+    if (read_reference("lateral_reference", k->lateral_reference, MCT_PHANTOM_LATERAL_HEADER,
+                       MCT_PHANTOM_LATERAL_COLUMNS, 1, &a->lateral, &a->lateral_rows))
+        return 1;
+    char err[1200];
+    if (mct_phantom_lateral_check(&a->cfg.phantom, k->lateral_reference, a->lateral, a->lateral_rows,
+                                  k->lateral_depths, k->nlateral_depths, err, sizeof err))
+        return mct_cli_error("phantom: lateral_reference %s", err);
     return 0;
 }
 
@@ -166,8 +141,12 @@ int mct_cli_geometry_build(mct_cli_run_args_t* a) {
     a->reference = NULL;
     a->reference_rows = 0;
     if (strcmp(a->cfg.type, "phantom")) return 0;
-    if (k->reference[0] && read_reference(a, k->reference)) return 1;
-    if (!build_geometry(a)) return 0;
+    a->lateral = NULL;
+    a->lateral_rows = 0;
+    if (k->reference[0] && read_reference("reference", k->reference, "depth_cm,width_cm,mev,err", 4, 2, &a->reference,
+                                          &a->reference_rows))
+        return 1;
+    if (!build_geometry(a) && !(k->lateral_reference[0] && read_lateral(a))) return 0;
     mct_cli_geometry_free(a);
     return 1;
 }

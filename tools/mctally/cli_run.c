@@ -612,9 +612,73 @@ static cJSON* phantom_comparison_json(const mct_phantom_comparison_t* c) {
     return j;
 }
 
+/* The slab of a lateral comparison to name in its summary: the worst of those that failed, else of all. */
+static const mct_phantom_lateral_slab_t* lateral_worst(const mct_phantom_lateral_t* c) {
+    const mct_phantom_lateral_slab_t* w = &c->slab[0];
+    for (int i = 1; i < c->slabs; ++i) {
+        const mct_phantom_lateral_slab_t* s = &c->slab[i];
+        if (w->pass != s->pass ? !s->pass : s->worst_diff > w->worst_diff) w = s;
+    }
+    return w;
+}
+
+static cJSON* phantom_lateral_json(const mct_phantom_lateral_t* c) {
+    cJSON* j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "reference", c->name);
+    cJSON_AddStringToObject(j, "test", "in every annulus of a slab with >= 5 % of the slab's maximum: 2 % of that "
+                                       "maximum or 1 mm radially, plus k standard errors of the difference");
+    cJSON_AddNumberToObject(j, "k", c->k);
+    cJSON_AddStringToObject(j, "normalisation",
+                            c->absolute ? "absolute: the reference's dose times scale against the run's, MeV/g per "
+                                          "incident particle"
+                                        : "integral: the run's doses times scale, so that its energy in the zones of "
+                                          "the compared slabs is the reference's");
+    cJSON_AddNumberToObject(j, "scale", c->scale);
+    if (c->absolute) {
+        cJSON_AddItemToObject(j, "run_over_reference", number_or_null(c->ratio));
+        cJSON_AddItemToObject(j, "run_over_reference_err", number_or_null(c->ratio_err));
+    }
+    cJSON_AddNumberToObject(j, "points", c->points);
+    cJSON_AddNumberToObject(j, "passed", c->passed);
+    cJSON_AddBoolToObject(j, "pass", c->pass);
+    cJSON* depths = cJSON_AddArrayToObject(j, "depths");
+    for (int i = 0; i < c->slabs; ++i) {
+        const mct_phantom_lateral_slab_t* s = &c->slab[i];
+        cJSON* o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "z_lo_cm", s->z_lo_cm);
+        cJSON_AddNumberToObject(o, "z_hi_cm", s->z_hi_cm);
+        cJSON_AddNumberToObject(o, "zones", s->zones);
+        cJSON_AddNumberToObject(o, "points", s->points);
+        cJSON_AddNumberToObject(o, "passed", s->passed);
+        cJSON_AddNumberToObject(o, "worst_dose_difference", s->worst_diff);
+        cJSON_AddNumberToObject(o, "worst_r_lo_cm", s->worst_r_lo_cm);
+        cJSON_AddNumberToObject(o, "worst_r_hi_cm", s->worst_r_hi_cm);
+        cJSON_AddNumberToObject(o, "reference_max_dose", s->ref_max);
+        cJSON_AddBoolToObject(o, "pass", s->pass);
+        /* The profiles, annulus by annulus: what a plot of the comparison needs. */
+        cJSON* prof = cJSON_AddObjectToObject(o, "profile");
+        const char* keys[] = {"r_lo_cm", "r_hi_cm", "run", "run_err", "reference", "reference_err"};
+        for (int f = 0; f < 6; ++f) {
+            cJSON* arr = cJSON_AddArrayToObject(prof, keys[f]);
+            for (int z = s->first; z < s->first + s->zones; ++z) {
+                const mct_phantom_lateral_zone_t* q = &c->zone[z];
+                const double v[] = {q->r_lo_cm, q->r_hi_cm, q->run, q->run_err, q->ref, q->ref_err};
+                cJSON_AddItemToArray(arr, number_or_null(v[f]));
+            }
+        }
+        cJSON* res = cJSON_AddArrayToObject(prof, "result");
+        for (int z = s->first; z < s->first + s->zones; ++z)
+            cJSON_AddItemToArray(res, cJSON_CreateString(!c->zone[z].compared ? "below 5 %"
+                                                         : c->zone[z].passed  ? "pass"
+                                                                              : "fail"));
+        cJSON_AddItemToArray(depths, o);
+    }
+    return j;
+}
+
 static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_result_t* r, const double* dose,
                            const double* rel, const mct_phantom_ranges_t* rg, int have_ranges,
-                           const mct_phantom_comparison_t* cmp, const char* cmp_key) {
+                           const mct_phantom_comparison_t* cmp, const char* cmp_key, const mct_phantom_lateral_t* lat) {
     cJSON* j = cJSON_CreateObject();
     if (p->geometry) {
         const mct_phantom_geometry_t* g = p->geometry;
@@ -689,6 +753,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
                                                           "(electron beam, fine voxels)");
     }
     if (cmp) cJSON_AddItemToObject(dd, cmp_key, phantom_comparison_json(cmp));
+    if (lat) cJSON_AddItemToObject(j, "lateral", phantom_lateral_json(lat));
     cJSON* files = cJSON_AddArrayToObject(j, "files");
     const char* names[] = {"dose.mhd",       "dose.raw",       "dose_rel_err.mhd", "dose_rel_err.raw",
                            "depth_dose.csv", "depth_dose.png", "dose_slice.png"};
@@ -781,7 +846,18 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     if (!mean || !rel || mct_tally_results(tally, mean, rel)) rc = mct_cli_error("phantom: cannot read the tally's results");
     mct_phantom_ranges_t rg = {0};
     mct_phantom_comparison_t cmp;
-    int have_ranges = 0, have_cmp = 0;
+    mct_phantom_lateral_t lat = {0};
+    int have_ranges = 0, have_cmp = 0, have_lat = 0;
+    if (!rc && a->lateral) { /* on the tally's energies, before they become doses */
+        const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
+        char err[1200];
+        if (mct_phantom_lateral_compare(&p, mean, rel, k->lateral_reference, a->lateral, a->lateral_rows,
+                                        k->lateral_depths, k->nlateral_depths, k->lateral_scale, k->lateral_k, &lat,
+                                        err, sizeof err))
+            rc = mct_cli_error("phantom: lateral_reference %s", err);
+        else
+            have_lat = 1;
+    }
     if (!rc) {
         mct_phantom_dose_gy(&p, mean, mean, bins);
         rc = phantom_files(a, &p, &r, mean, rel, &rg, &have_ranges, &cmp, &have_cmp);
@@ -803,7 +879,8 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
         cJSON_AddItemToArray(tf, cJSON_CreateString("dose_rel_err.mhd"));
         add_run_tally(a, root, tally, t, "dose");
         cJSON_AddItemToObject(root, "phantom", phantom_json(&p, &r, mean, rel, &rg, have_ranges, have_cmp ? &cmp : NULL,
-                                                          a->reference ? "reference" : "egsnrc"));
+                                                          a->reference ? "reference" : "egsnrc",
+                                                          have_lat ? &lat : NULL));
         print_run_head(a, "phantom", &d, device);
         printf(", %s transport: deposited %.6g + escaped %.6g = incident %.6g MeV (balance %.1e)",
                r.transport == MCT_PHANTOM_TRANSPORT_F32 ? "f32" : "f64", r.deposited_MeV, r.escaped_MeV, r.incident_MeV,
@@ -822,10 +899,22 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
                        cmp.ref.surface_ratio);
             printf("\n");
         }
+        if (have_lat) {
+            const mct_phantom_lateral_slab_t* w = lateral_worst(&lat);
+            int slabs_passed = 0;
+            for (int i = 0; i < lat.slabs; ++i) slabs_passed += lat.slab[i].pass;
+            printf("phantom: lateral against %s (%s): %d of %d depths pass, %d of %d zones within 2 %%/1 mm (+ %g "
+                   "sigma), worst dose difference %.2f %% of the slab's maximum at %.2f-%.2f cm, r %.2f-%.2f cm",
+                   lat.name, lat.absolute ? "absolute" : "integral", slabs_passed, lat.slabs, lat.passed, lat.points,
+                   lat.k, 100.0 * w->worst_diff, w->z_lo_cm, w->z_hi_cm, w->worst_r_lo_cm, w->worst_r_hi_cm);
+            if (lat.absolute) printf("; run / reference %.4f +- %.4f", lat.ratio, lat.ratio_err);
+            printf("\n");
+        }
         rc = write_result(a, root);
         cJSON_Delete(root);
     }
     free(mean), free(rel);
+    mct_phantom_lateral_free(&lat);
     mct_phantom_result_free(&r);
     return rc;
 }

@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Writes the DOSRZnrc input of the lateral (radial) dose of the 10 MeV
+"""Writes the DOSRZnrc input of a lateral (radial) dose reference of an
 electron pencil beam on water, into the current directory:
 
-    python3 mkinp_lateral.py [HISTORIES_SCALE]
+    python3 mkinp_lateral.py [NAME [HISTORIES_SCALE]]
 
-The transport settings are those of ../mkinp.py (the water references: the
-input is made by it, and only its title, radii and dose-region bounds are
-replaced). Geometry: water, 50 slabs of 1 mm (0-5 cm) then 35 cm of water
-behind (40 cm deep, as the depth-dose references); cylinders of radius 1, 2,
-..., 50 mm and 20 cm. Dose is scored in the 50 x 50 zones of the 1 mm slabs
-and 1 mm annuli (0-5 cm deep, 0-5 cm from the axis)."""
+NAME is lat_e10 (the default) or lat_e20. The transport settings are those of
+../mkinp.py (the water references: the input is made by it, and only its
+title, radii and dose-region bounds are replaced). Radii: cylinders of 1, 2,
+..., 50 mm and 20 cm; dose is scored in 1 mm annuli from the axis to 5 cm.
+  lat_e10: 10 MeV, 50 slabs of 1 mm (0-5 cm) then 35 cm of water behind
+           (40 cm deep, as the depth-dose references); dose in the 50 x 50
+           zones of the 1 mm slabs and annuli.
+  lat_e20: 20 MeV, one slab of 1.5 cm, 50 slabs of 1 mm (1.5-6.5 cm), then
+           33.5 cm of water behind (40 cm deep); dose in the 50 x 50 zones of
+           the 1 mm slabs (planes 2 to 52) and annuli, so that the profiles
+           at 2 and 6 cm and every millimetre between are resolved."""
 import os
 import re
 import sys
@@ -18,20 +23,23 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import mkinp  # noqa: E402
 
-NAME = "lat_e10"
-ENERGY = 10.0
-HISTORIES = 600000
-SEED = (15, 25)
-GROUPS = [(50, 0.1), (1, 35.0)]
 RADII = ["%.1f" % (0.1 * i) for i in range(1, 51)] + ["20.0"]
 NSCORE_R = 50
+# name: energy (MeV), histories, seeds, slab groups (count, thickness cm),
+# first plane of the dose region (1: the front face)
+BEAMS = {
+    "lat_e10": (10.0, 600000, (15, 25), [(50, 0.1), (1, 35.0)], 1),
+    "lat_e20": (20.0, 2800000, (17, 27), [(1, 1.5), (50, 0.1), (1, 33.5)], 2),
+}
 
 
-def write(nhist):
-    mkinp.make(NAME, ENERGY, 0.1, 5.0, nhist, seed=SEED, particle="electron", groups=GROUPS)
-    path = NAME + ".egsinp"
+def write(name, nhist):
+    energy, _, seed, groups, zmin = BEAMS[name]
+    mkinp.make(name, energy, 0.1, 5.0, nhist, seed=seed, particle="electron", groups=groups)
+    path = name + ".egsinp"
     s = open(path).read()
-    s = re.sub(r"(?m)^ TITLE=.*$", " TITLE=  %s: %g MeV e- pencil on water, radial dose in 1 mm zones" % (NAME, ENERGY), s, count=1)
+    s = re.sub(r"(?m)^ TITLE=.*$", " TITLE=  %s: %g MeV e- pencil on water, radial dose in 1 mm zones" % (name, energy), s, count=1)
+    s = re.sub(r"(?m)^ DOSE ZBOUND MIN=.*$", " DOSE ZBOUND MIN= %d" % zmin, s, count=1)
     s = re.sub(r"(?m)^ DOSE RBOUND MAX=.*$", " DOSE RBOUND MAX= %d" % NSCORE_R, s, count=1)
     s = re.sub(r"(?m)^ RADII=.*$", " RADII= " + ", ".join(RADII), s, count=1)
     s = re.sub(r"(?m)^ STOP RING=.*$", " STOP RING= %d" % len(RADII), s, count=1)
@@ -39,4 +47,8 @@ def write(nhist):
 
 
 if __name__ == "__main__":
-    write(max(1, int(HISTORIES * (float(sys.argv[1]) if len(sys.argv) > 1 else 1.0))))
+    name = sys.argv[1] if len(sys.argv) > 1 else "lat_e10"
+    if name not in BEAMS or len(sys.argv) > 3:
+        sys.exit(__doc__)
+    scale = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
+    write(name, max(1, int(BEAMS[name][1] * scale)))

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The lateral comparison ([phantom] lateral_reference) through the CLI on the CPU, at CI's counts:
+#  - examples/phantom_lateral_e20.ini (20 MeV electrons on water, 0.5 mm voxels) against EGSnrc's
+#    lat_e20.csv at 2 and 6 cm, 2e4 histories: both depths pass, in absolute units and with the
+#    integral normalisation. At this count the statistical term dominates the test: the run's
+#    propagated errors of the axis annulus are 1.4 % at 2 cm and 7 % at 6 cm, and lateral_k is 6
+#    because those errors leave out the covariance of neighbouring voxels (a track crosses
+#    several): the zones' spread over 12 seeds is 1.5 times the propagated error at 0.5 mm voxels,
+#    so k = 6 is 4 true standard errors, and a correct run fails one of its 36 compared zones with
+#    a chance of about 0.2 %. (At large counts the 2 cm axis annulus is about 4 % of the maximum
+#    below EGSnrc's, README "Lateral profiles": the GPU suite's 1e7-history run shows it, 2e4
+#    histories cannot.)
+#  - wrong runs, which must fail where the physics differs, at the same k: a 16 MeV beam against
+#    the 20 MeV reference at 2 and 6 cm; the 20 MeV beam against the 10 MeV reference (lat_e10) at
+#    2 and 4 cm (1e4 histories, 1 mm voxels).
+#  - the GPU suite's command line (the example as it is, k = 3) at a small count: it runs and
+#    writes its lateral block.
+#  - bad references and keys: one line each, non-zero exit, nothing written.
+set -u
+MCT=$1
+SRC=$2
+source "$(dirname "$0")/cli_test_lib.sh"
+EX="$SRC/examples/phantom_lateral_e20.ini"
+LAT="$SRC/data/reference/egsnrc/lateral"
+
+# The example with: the reference path made absolute, then sed expressions.
+ini() { # NAME SED-EXPR...
+    local name=$1
+    shift
+    local args=(-e "s|^lateral_reference = .*|lateral_reference = $LAT/lat_e20.csv|")
+    for e in "$@"; do args+=(-e "$e"); done
+    sed "${args[@]}" "$EX" >"$work/$name.ini"
+}
+
+# run NAME HISTORIES WANT(pass|fail) DEPTHS...: runs, then checks result.json's lateral block:
+# the overall flag and every listed depth's flag are WANT, and each listed depth was compared.
+run() {
+    local name=$1 n=$2 want=$3
+    shift 3
+    if ! "$MCT" run "$work/$name.ini" --backend cpu --histories "$n" --out "$work/out_$name" >"$work/$name.log" 2>&1; then
+        fail "$name: run failed: $(cat "$work/$name.log")"
+        return
+    fi
+    grep "lateral against" "$work/$name.log"
+    python3 - "$work/out_$name/result.json" "$want" "$@" <<'PY' || fail "$name: lateral block not as expected ($want)"
+import json, sys
+lat = json.load(open(sys.argv[1]))["phantom"]["lateral"]
+want = sys.argv[2] == "pass"
+depths = [float(d) for d in sys.argv[3:]]
+ok = lat["pass"] == want and len(lat["depths"]) == len(depths)
+for d, s in zip(depths, lat["depths"]):
+    inside = s["z_lo_cm"] <= d + 1e-9 and d < s["z_hi_cm"] - 1e-9
+    ok &= inside and s["pass"] == want and s["points"] >= 5 and len(s["profile"]["run"]) == s["zones"]
+    print("  %.2f-%.2f cm: %d of %d zones pass, worst %.1f %% of the slab's maximum" %
+          (s["z_lo_cm"], s["z_hi_cm"], s["passed"], s["points"], 100 * s["worst_dose_difference"]))
+sys.exit(0 if ok else 1)
+PY
+}
+
+ini pass_abs "s/^lateral_scale = .*/&\nlateral_k = 6/"
+run pass_abs 2e4 pass 2 6
+grep -q "(absolute)" "$work/pass_abs.log" || fail "pass_abs: the summary does not say absolute"
+ini pass_int "s/^lateral_scale = .*/lateral_k = 6/"
+run pass_int 2e4 pass 2 6
+grep -q "(integral)" "$work/pass_int.log" || fail "pass_int: the summary does not say integral"
+
+ini wrong_e16 "s/^energy_MeV = .*/energy_MeV = 16/" "s/^voxels = .*/voxels = 100/" "s/^lateral_scale = .*/&\nlateral_k = 6/"
+run wrong_e16 1e4 fail 2 6
+ini wrong_ref "s|lat_e20.csv|lat_e10.csv|" "s/^voxels = .*/voxels = 100/" "s/^lateral_depths = .*/lateral_depths = 2, 4/" \
+    "s/^lateral_scale = .*/&\nlateral_k = 6/"
+run wrong_ref 1e4 fail 2 4
+
+# The GPU suite's step (scripts/gpu_suite.sh stage lateral) on the CPU at a small count: the
+# example as it is, its result checked by check_phantom_result.py (which reads the lateral block;
+# at this count and k = 3 the test may go either way, so only that it ran and reported).
+ini suite
+if "$MCT" run "$work/suite.ini" --backend cpu --histories 1e4 --batches 20 --method atomic \
+    --out "$work/out_suite" >"$work/suite.log" 2>&1; then
+    python3 "$SRC/tests/sim/check_phantom_result.py" "$work/out_suite/result.json" | grep "^lateral" ||
+        fail "suite: check_phantom_result.py printed no lateral lines"
+else
+    fail "suite: run failed: $(cat "$work/suite.log")"
+fi
+
+# Bad references and keys: one line, non-zero exit, nothing written.
+bad_csv() { # NAME CONTENT: the example against this reference
+    printf "$2" >"$work/$1.csv"
+    sed "s|^lateral_reference = .*|lateral_reference = $work/$1.csv|" "$EX" >"$work/$1.ini"
+}
+H='z_lo_cm,z_hi_cm,r_lo_cm,r_hi_cm,dose,err\n'
+Z1='2.0,2.1,0.0,0.1,1.0,0.01\n'
+bad_csv header 'z_lo,z_hi,r_lo,r_hi,dose,err\n2.0,2.1,0,0.1,1,0.1\n'
+expect_error lat_header "header.csv:1: the header is not" run "$work/header.ini" --histories 10 --backend cpu
+bad_csv column "$H$Z1"'2.0,2.1,0.1,0.2,1.0\n'
+expect_error lat_column "column.csv:3: 5 columns, not 6" run "$work/column.ini" --histories 10 --backend cpu
+bad_csv nan "$H$Z1"'2.0,2.1,0.1,0.2,nan,0.01\n'
+expect_error lat_nan "nan.csv:3: column 5: \"nan\" is not a decimal number" run "$work/nan.ini" --histories 10 --backend cpu
+bad_csv negerr "$H$Z1"'2.0,2.1,0.1,0.2,1.0,-0.01\n'
+expect_error lat_negative_error "row 2 (z 2-2.1 cm, r 0.1-0.2 cm): the error -0.01 is negative" run "$work/negerr.ini" \
+    --histories 10 --backend cpu
+bad_csv side "$H$Z1"'2.0,2.1,0.1,5.2,1.0,0.01\n'
+sed -i 's/^lateral_depths = .*/lateral_depths = 2/' "$work/side.ini"
+expect_error lat_side "the annulus reaches beyond the phantom's sides (5 cm from the axis)" run "$work/side.ini" \
+    --histories 10 --backend cpu
+bad_csv deep "$H"'6.0,6.1,0.0,0.1,1.0,0.01\n10.0,10.1,0.0,0.1,1.0,0.01\n'
+sed -i 's/^lateral_depths = .*/lateral_depths = 6, 10.05/' "$work/deep.ini"
+expect_error lat_deep "row 2 (z 10-10.1 cm, r 0-0.1 cm): the zone is outside the phantom (10 cm deep)" \
+    run "$work/deep.ini" --histories 10 --backend cpu
+bad_csv order "$H$Z1"'2.0,2.1,0.3,0.2,1.0,0.01\n'
+expect_error lat_order "r_hi_cm is not above r_lo_cm" run "$work/order.ini" --histories 10 --backend cpu
+bad_csv overlap "$H$Z1"'2.0,2.1,0.05,0.2,1.0,0.01\n'
+expect_error lat_overlap "their annuli overlap" run "$work/overlap.ini" --histories 10 --backend cpu
+bad_csv slabs "$H$Z1"'2.05,2.15,0.0,0.1,1.0,0.01\n'
+expect_error lat_slabs "their slabs overlap" run "$work/slabs.ini" --histories 10 --backend cpu
+bad_csv nodepth "$H$Z1"
+expect_error lat_no_depth "no slab contains the depth 6 cm" run "$work/nodepth.ini" --histories 10 --backend cpu
+bad_csv empty "$H"
+expect_error lat_empty "empty.csv: 0 rows, fewer than 1" run "$work/empty.ini" --histories 10 --backend cpu
+sed "s|^lateral_reference = .*|lateral_reference = $work/none.csv|" "$EX" >"$work/none.ini"
+expect_error lat_missing "none.csv: cannot open" run "$work/none.ini" --histories 10 --backend cpu
+ini batches
+expect_error lat_batches "lateral_reference needs batches >= 2" run "$work/batches.ini" --histories 10 --batches 1 \
+    --backend cpu
+ini depths "s/^lateral_depths = .*/lateral_depths = 2, x/"
+expect_error lat_depths "lateral_depths = 2, x: expected depths in cm" run "$work/depths.ini" --histories 10 --backend cpu
+ini scale "s/^lateral_scale = .*/lateral_scale = -1/"
+expect_error lat_scale "lateral_scale = -1: expected the factor" run "$work/scale.ini" --histories 10 --backend cpu
+ini k "s/^lateral_scale = .*/&\nlateral_k = -3/"
+expect_error lat_k "lateral_k = -3: expected the standard errors allowed" run "$work/k.ini" --histories 10 --backend cpu
+ini alone "s/^lateral_reference = .*//"
+expect_error lat_alone "lateral_depths, lateral_scale and lateral_k need lateral_reference" run "$work/alone.ini" \
+    --histories 10 --backend cpu
+
+[ "$failures" -eq 0 ] && echo "test_cli_phantom_lateral: OK"
+exit $((failures > 0))
