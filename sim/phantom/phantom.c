@@ -350,55 +350,6 @@ static mct_status_t mass_cdf(const mct_phantom_geometry_t* g, double** out) {
     return MCT_STATUS_SUCCESS;
 }
 
-/* Exact by two raster passes over the 26 neighbours (the chessboard distance
- * transform): the first marks the voxels next to a change (1), each pass
- * then takes the smallest of the neighbours already visited plus one. */
-mct_status_t sim_phantom_medium_distance(const mct_phantom_geometry_t* g, uint8_t** out) {
-    const int64_t nx = g->nx, ny = g->ny, nz = g->nz, plane = nx * ny, voxels = plane * nz;
-    uint8_t* d = malloc((size_t)voxels);
-    if (!d) return MCT_STATUS_OUT_OF_MEMORY;
-    for (int64_t z = 0; z < nz; ++z)
-        for (int64_t y = 0; y < ny; ++y)
-            for (int64_t x = 0; x < nx; ++x) {
-                const int64_t v = x + nx * y + plane * z;
-                int edge = 0;
-                for (int dz = -1; dz <= 1 && !edge; ++dz)
-                    for (int dy = -1; dy <= 1 && !edge; ++dy)
-                        for (int dx = -1; dx <= 1 && !edge; ++dx) {
-                            const int64_t X = x + dx, Y = y + dy, Z = z + dz;
-                            if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) {
-                                edge = 1;
-                                break;
-                            }
-                            const int64_t w = X + nx * Y + plane * Z;
-                            edge = g->mat[w] != g->mat[v] || g->density[w] != g->density[v];
-                        }
-                d[v] = edge ? 1 : 255;
-            }
-    for (int pass = 0; pass < 2; ++pass) { /* forward over the 13 neighbours before, then backward */
-        const int s = pass ? -1 : 1;
-        for (int64_t i = 0; i < voxels; ++i) {
-            const int64_t v = pass ? voxels - 1 - i : i;
-            if (d[v] == 1) continue;
-            const int64_t x = v % nx, y = (v / nx) % ny, z = v / plane;
-            int best = d[v];
-            for (int dz = -1; dz <= 1; ++dz)
-                for (int dy = -1; dy <= 1; ++dy)
-                    for (int dx = -1; dx <= 1; ++dx) {
-                        const int64_t off = dx + nx * dy + plane * dz;
-                        if (off * s >= 0) continue; /* only neighbours already visited in this pass */
-                        const int64_t X = x + dx, Y = y + dy, Z = z + dz;
-                        if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
-                        const int c = d[v + off] + 1;
-                        if (c < best) best = c;
-                    }
-            d[v] = (uint8_t)best;
-        }
-    }
-    *out = d;
-    return MCT_STATUS_SUCCESS;
-}
-
 mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, mct_phantom_result_t* out) {
     mct_tally_desc_t d;
     mct_status_t st = sim_run_start(out, mct_phantom_check(p, tally), tally, &d);
@@ -430,18 +381,15 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     sim_phantom_tables_t tables[MCT_PHANTOM_MAX_MATERIALS] = {{0}};
     for (int m = 0; !st && m < materials; ++m) st = sim_phantom_tables_build(p, geom ? &geom->material[m] : NULL, &tables[m]);
     double* cdf = NULL;
-    uint8_t* safe = NULL;
-    if (!st && geom) st = sim_phantom_medium_distance(geom, &safe);
     if (!st && p->source == MCT_PHANTOM_SOURCE_FANO) st = mass_cdf(geom, &cdf);
     /* What each rank made for itself, agreed before the ranks' batches. */
     st = sim_ranks_agree(p->ranks, st);
     const sim_phantom_problem_t problem = {p, tables, materials, mct_phantom_transport_for(p, d.method, d.dtype), geom,
-                                           cdf, safe};
+                                           cdf};
     mct_phantom_counters_t c = {0};
     if (!st) st = run_engine(p, &problem, tally, out, &c);
     for (int m = 0; m < materials; ++m) sim_phantom_tables_free(&tables[m]);
     free(cdf);
-    free(safe);
     mct_phantom_geometry_free(&cube);
     if (st) {
         mct_phantom_result_free(out);

@@ -97,7 +97,7 @@ static mct_status_t cpu_create(void** ctx, const sim_engine_args_t* a) {
     c->v = sim_phantom_views(problem, c->data64, c->data32);
     const mct_phantom_geometry_t* g = problem->geometry;
     sim_phantom_views_place(&c->v, problem, c->v.mtb64, c->v.mtb32, g ? g->mat : NULL, g ? g->density : NULL,
-                            problem->cdf, problem->safe);
+                            problem->cdf);
     return MCT_STATUS_SUCCESS;
 }
 

@@ -26,7 +26,6 @@ typedef struct {
     uint8_t* mat;
     float* rho;
     double* cdf;
-    uint8_t* safe;
     sim_phantom_device_counters_t* counters;
     mct_tally_desc_t desc; /* the tally's: its type sizes the grid before the first view */
     cudaStream_t stream;
@@ -44,7 +43,6 @@ static void device_destroy(void* ctx) {
     cudaFree(d->mat);
     cudaFree(d->rho);
     cudaFree(d->cdf);
-    cudaFree(d->safe);
     cudaFree(d->counters);
     free(d);
 }
@@ -85,19 +83,17 @@ static mct_status_t device_create(void** ctx, const sim_engine_args_t* a) {
         if (!err) err = cudaMalloc((void**)&d->mtb32, mats * sizeof *d->mtb32);
         if (!err) err = cudaMalloc((void**)&d->mat, voxels);
         if (!err) err = cudaMalloc((void**)&d->rho, voxels * sizeof(float));
-        if (!err) err = cudaMalloc((void**)&d->safe, voxels);
         if (!err && problem->cdf) err = cudaMalloc((void**)&d->cdf, voxels * sizeof(double));
         if (!err) err = cudaMemcpyAsync(d->mtb64, d->v.mtb64, mats * sizeof *d->mtb64, cudaMemcpyHostToDevice, d->stream);
         if (!err) err = cudaMemcpyAsync(d->mtb32, d->v.mtb32, mats * sizeof *d->mtb32, cudaMemcpyHostToDevice, d->stream);
         if (!err) err = cudaMemcpyAsync(d->mat, g->mat, voxels, cudaMemcpyHostToDevice, d->stream);
         if (!err) err = cudaMemcpyAsync(d->rho, g->density, voxels * sizeof(float), cudaMemcpyHostToDevice, d->stream);
-        if (!err) err = cudaMemcpyAsync(d->safe, problem->safe, voxels, cudaMemcpyHostToDevice, d->stream);
         if (!err && problem->cdf)
             err = cudaMemcpyAsync(d->cdf, problem->cdf, voxels * sizeof(double), cudaMemcpyHostToDevice, d->stream);
         if (!err) err = cudaStreamSynchronize(d->stream);
         if (err) return sim_setup_status(err);
     }
-    sim_phantom_views_place(&d->v, problem, d->mtb64, d->mtb32, d->mat, d->rho, d->cdf, d->safe);
+    sim_phantom_views_place(&d->v, problem, d->mtb64, d->mtb32, d->mat, d->rho, d->cdf);
     return MCT_STATUS_SUCCESS;
 }
 

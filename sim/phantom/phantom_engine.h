@@ -26,14 +26,7 @@ typedef struct {
      * the Fano source's cumulative mass table (NULL: the beam). */
     const mct_phantom_geometry_t* geometry;
     const double* cdf;
-    const uint8_t* safe; /**< with a geometry: geom_t.safe, each voxel's distance to another medium */
 } sim_phantom_problem_t;
-
-/** The transport's safety map (geom_t.safe) of g, malloc'ed into *out: per
- * voxel, the Chebyshev distance in voxels to the nearest voxel of another
- * medium (material or density) or outside the grid, capped at 255. A voxel
- * next to a change has 1. OUT_OF_MEMORY leaves *out untouched. */
-mct_status_t sim_phantom_medium_distance(const mct_phantom_geometry_t* g, uint8_t** out);
 
 /** What the transport reads, in both precisions: the tables (viewing the
  * engine's copies of their data, in host or device memory) and the geometry.
@@ -77,11 +70,10 @@ static inline sim_phantom_views_t sim_phantom_views(const sim_phantom_problem_t*
 
 /** Points the geometry of v at the engine's copies (host or device) of the
  * per-material table views, the voxels' materials and densities and the
- * Fano source's table and the safety map, and turns on the paths they need. */
+ * Fano source's table, and turns on the paths they need. */
 static inline void sim_phantom_views_place(sim_phantom_views_t* v, const sim_phantom_problem_t* problem,
                                            const mct_ph_tables_t_f64* mtb64, const mct_ph_tables_t_f32* mtb32,
-                                           const uint8_t* mat, const float* rho, const double* cdf,
-                                           const uint8_t* safe) {
+                                           const uint8_t* mat, const float* rho, const double* cdf) {
     const int het = problem->geometry != NULL, fano = problem->cdf != NULL;
     v->g64.het = v->g32.het = het;
     v->g64.fano = v->g32.fano = fano;
@@ -90,7 +82,6 @@ static inline void sim_phantom_views_place(sim_phantom_views_t* v, const sim_pha
     v->g64.mat = v->g32.mat = mat;
     v->g64.rho = v->g32.rho = rho;
     v->g64.cdf = v->g32.cdf = cdf;
-    v->g64.safe = v->g32.safe = safe;
     v->g64.materials = v->g32.materials = problem->materials;
 }
 

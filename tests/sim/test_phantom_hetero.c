@@ -13,7 +13,6 @@
 
 #include "mctally/mct.h"
 #include "phantom.h"
-#include "phantom_engine.h"
 #include "phantom_test.h"
 #include "test_assert.h"
 
@@ -215,61 +214,9 @@ static int fano_only(int argc, char** argv) {
     return 0;
 }
 
-/* The safety map against its definition, by brute force: in a grid of
- * boxes of other materials and densities (and a voxel or two of noise),
- * every voxel closer than safe[v] (Chebyshev) is inside the grid and of v's
- * medium, and one at safe[v] is not (unless the cap, 255, was reached). */
-static int same_medium(const mct_phantom_geometry_t* g, int64_t a, int64_t b) {
-    return g->mat[a] == g->mat[b] && g->density[a] == g->density[b];
-}
-
-static void test_medium_distance(void) {
-    const int nx = 23, ny = 17, nz = 29;
-    mct_phantom_geometry_t g = water_grid(nx, ny, nz, 0.1, 0.2, 0.15);
-    g.materials = 2;
-    g.material[1] = g.material[0];
-    for (int z = 0; z < nz; ++z)
-        for (int y = 0; y < ny; ++y)
-            for (int x = 0; x < nx; ++x) {
-                const int64_t v = x + (int64_t)nx * (y + (int64_t)ny * z);
-                if (x >= 4 && x < 15 && y >= 3 && y < 12 && z >= 8 && z < 20) g.mat[v] = 1;
-                if (z >= 22 && y < 9) g.density[v] = 0.5f;
-                if (v % 997 == 5) g.density[v] = 1.25f;
-            }
-    uint8_t* safe = NULL;
-    ASSERT_STATUS(sim_phantom_medium_distance(&g, &safe), MCT_STATUS_SUCCESS);
-    int deepest = 0;
-    for (int z = 0; z < nz; ++z)
-        for (int y = 0; y < ny; ++y)
-            for (int x = 0; x < nx; ++x) {
-                const int64_t v = x + (int64_t)nx * (y + (int64_t)ny * z);
-                const int k = safe[v];
-                int nearest = 255; /* the true distance, capped as the map is */
-                for (int r = 1; r < 255 && nearest == 255; ++r)
-                    for (int dz = -r; dz <= r && nearest == 255; ++dz)
-                        for (int dy = -r; dy <= r && nearest == 255; ++dy)
-                            for (int dx = -r; dx <= r; ++dx) {
-                                if (abs(dx) != r && abs(dy) != r && abs(dz) != r) continue; /* the shell at r only */
-                                const int X = x + dx, Y = y + dy, Z = z + dz;
-                                if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz ||
-                                    !same_medium(&g, v, X + (int64_t)nx * (Y + (int64_t)ny * Z))) {
-                                    nearest = r;
-                                    break;
-                                }
-                            }
-                ASSERT_EQ_I64(k, nearest);
-                if (k > deepest) deepest = k;
-            }
-    ASSERT_TRUE(deepest >= 4); /* the grid has voxels well inside one medium */
-    printf("safety map = the Chebyshev distance to another medium (deepest %d)\n", deepest);
-    free(safe);
-    mct_phantom_geometry_free(&g);
-}
-
 int main(int argc, char** argv) {
     if (argc > 1 && strcmp(argv[1], "fano") == 0) return fano_only(argc, argv);
     test_refused();
-    test_medium_distance();
     test_density_scaling();
     test_backends_agree();
     fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_ELECTRON, 1.0, 100000);
