@@ -4,6 +4,8 @@
 #include "sim_common.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <time.h>
 
 #ifdef _OPENMP
@@ -24,6 +26,16 @@ double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int
         ss += h * d * d;
     }
     return sqrt(ss / ((double)(batches - 1) * n));
+}
+
+mct_status_t sim_fail(char* err, size_t errlen, mct_status_t st, const char* fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
 }
 
 double sim_now_seconds(void) {

@@ -3,6 +3,7 @@
 #ifndef MCT_SIM_COMMON_H
 #define MCT_SIM_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mctally/mct_config.h"
@@ -21,6 +22,14 @@ mct_status_t sim_run_start(const void* out, mct_status_t checked, mct_tally_t ta
  * weighted by their histories: batch b summed x[b * stride] over size[b]
  * histories, and `total` over all `n` histories. NaN for one batch. */
 double sim_batch_error(const double* x, int64_t stride, const int64_t* size, int64_t batches, double total, double n);
+
+/** Writes one line (printf format) into err, when err and errlen, and
+ * returns st: how the readers of input files report a refusal. */
+mct_status_t sim_fail(char* err, size_t errlen, mct_status_t st, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /** Seconds on a monotonic clock. */
 double sim_now_seconds(void);

@@ -4,10 +4,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim_common.h"
 
 int mct_sim_decimal_syntax(const char* s, int integer_only) {
     if (!s) return 0;
@@ -41,15 +42,6 @@ int mct_sim_parse_decimal(const char* s, double* out) {
     return 0;
 }
 
-static mct_status_t fail(char* err, size_t errlen, mct_status_t st, const char* fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 /* s without the blanks (and a line end) around it, in place. */
 static char* trim(char* s) {
@@ -69,17 +61,17 @@ static mct_status_t parse_row(char* s, int cols, double* v, const char* path, in
             /* Count them all for the message. */
             int n = c + 1;
             for (char* q = comma; q; q = strchr(q + 1, ',')) ++n;
-            return fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: %d columns, not %d", path, lineno, n, cols);
+            return sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: %d columns, not %d", path, lineno, n, cols);
         }
         char* t = trim(cell);
         if (mct_sim_parse_decimal(t, &v[c]))
-            return fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: column %d: \"%s\" is not a decimal number", path,
+            return sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: column %d: \"%s\" is not a decimal number", path,
                         lineno, c + 1, t);
         if (!comma) break;
         cell = comma + 1;
     }
     if (c + 1 != cols)
-        return fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: %d column%s, not %d", path, lineno, c + 1,
+        return sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: %d column%s, not %d", path, lineno, c + 1,
                     c ? "s" : "", cols);
     return MCT_STATUS_SUCCESS;
 }
@@ -91,10 +83,10 @@ mct_status_t mct_sim_table_read(const char* path, const char* header, int cols, 
     *out = NULL;
     *rows = 0;
     if (cols < 1 || min_rows < 0 || min_rows > max_rows)
-        return fail(err, errlen, MCT_STATUS_INVALID_VALUE, "%s: %d columns, %d to %d rows asked", path, cols, min_rows,
+        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "%s: %d columns, %d to %d rows asked", path, cols, min_rows,
                     max_rows);
     FILE* f = fopen(path, "r");
-    if (!f) return fail(err, errlen, MCT_STATUS_IO_ERROR, "%s: cannot open (%s)", path, strerror(errno));
+    if (!f) return sim_fail(err, errlen, MCT_STATUS_IO_ERROR, "%s: cannot open (%s)", path, strerror(errno));
     char line[MCT_SIM_TABLE_MAX_LINE + 2];
     double* t = NULL;
     size_t cap = 0;
@@ -103,25 +95,25 @@ mct_status_t mct_sim_table_read(const char* path, const char* header, int cols, 
     while (!st && fgets(line, sizeof line, f)) {
         ++lineno;
         if (!strchr(line, '\n') && !feof(f)) {
-            st = fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: line longer than %d bytes", path, lineno,
+            st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: line longer than %d bytes", path, lineno,
                       MCT_SIM_TABLE_MAX_LINE);
             break;
         }
         char* s = trim(line);
         if (lineno == 1) {
-            if (strcmp(s, header) != 0) st = fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:1: the header is not \"%s\"", path, header);
+            if (strcmp(s, header) != 0) st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:1: the header is not \"%s\"", path, header);
             continue;
         }
         if (!*s) continue;
         if (n == max_rows) {
-            st = fail(err, errlen, MCT_STATUS_TOO_LARGE, "%s:%d: more than %d rows", path, lineno, max_rows);
+            st = sim_fail(err, errlen, MCT_STATUS_TOO_LARGE, "%s:%d: more than %d rows", path, lineno, max_rows);
             break;
         }
         if ((size_t)(n + 1) * (size_t)cols > cap) {
             cap = cap ? 2 * cap : 256 * (size_t)cols;
             double* g = realloc(t, cap * sizeof *t);
             if (!g) {
-                st = fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "%s: out of memory", path);
+                st = sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "%s: out of memory", path);
                 break;
             }
             t = g;
@@ -129,10 +121,10 @@ mct_status_t mct_sim_table_read(const char* path, const char* header, int cols, 
         st = parse_row(s, cols, t + (size_t)n * (size_t)cols, path, lineno, err, errlen);
         if (!st) ++n;
     }
-    if (!st && ferror(f)) st = fail(err, errlen, MCT_STATUS_IO_ERROR, "%s: read error", path);
-    if (!st && lineno == 0) st = fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s: empty: no header \"%s\"", path, header);
+    if (!st && ferror(f)) st = sim_fail(err, errlen, MCT_STATUS_IO_ERROR, "%s: read error", path);
+    if (!st && lineno == 0) st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s: empty: no header \"%s\"", path, header);
     if (!st && n < min_rows)
-        st = fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s: %d row%s, fewer than %d", path, n, n == 1 ? "" : "s",
+        st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s: %d row%s, fewer than %d", path, n, n == 1 ? "" : "s",
                   min_rows);
     fclose(f);
     if (st) {

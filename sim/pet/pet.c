@@ -3,7 +3,6 @@
  * the decay's geometry, the LOR indices, batches and results. The per-backend
  * work is in the engines (pet_cpu.c, pet_device.cu). */
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,15 +150,7 @@ static double shape_volume(const mct_pet_shape_t* s) {
 /* ---- Checks ------------------------------------------------------------------- */
 
 /* INVALID_VALUE, with the reason (printf format) in why. */
-static mct_status_t invalid(char* why, size_t size, const char* fmt, ...) {
-    if (why && size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, size, fmt, ap);
-        va_end(ap);
-    }
-    return MCT_STATUS_INVALID_VALUE;
-}
+#define invalid(why, size, ...) sim_fail(why, size, MCT_STATUS_INVALID_VALUE, __VA_ARGS__)
 
 /* A shape inside the scanner: radially within R, axially within [-L/2, L/2]. */
 static mct_status_t check_shape(const mct_pet_shape_t* s, int i, double R, double L, char* why, size_t size) {

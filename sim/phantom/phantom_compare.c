@@ -5,12 +5,12 @@
  * the zones of a lateral reference (slabs x annuli) against the reference's
  * (mct_phantom_lateral_t). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "phantom.h"
+#include "sim_common.h"
 
 /* The compiled-in CSV files (csv_to_c.cmake): depth_cm, width_cm, mev, err. */
 extern const int sim_egs_e10_rows, sim_egs_e20_rows, sim_egs_g1_25_rows, sim_egs_g6_rows;
@@ -337,16 +337,7 @@ static int by_r(const void* a, const void* b) {
     return x->row - y->row;
 }
 
-static mct_status_t lat_status(mct_status_t st, char* err, size_t errlen, const char* fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-#define lat_fail(err, errlen, ...) lat_status(MCT_STATUS_INVALID_VALUE, err, errlen, __VA_ARGS__)
+#define lat_fail(err, errlen, ...) sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, __VA_ARGS__)
 
 #define ZONE_FMT "row %d (z %g-%g cm, r %g-%g cm)"
 #define ZONE_ARGS(z) (z)->row + 1, (z)->z0, (z)->z1, (z)->r0, (z)->r1
@@ -448,7 +439,7 @@ static mct_status_t lateral_plan(const mct_phantom_params_t* p, const char* name
     if (err && errlen) err[0] = '\0';
     if (!p || !name || !rows || (nd > 0 && !depths)) return MCT_STATUS_NULL_POINTER;
     if (p->source != MCT_PHANTOM_SOURCE_BEAM)
-        return lat_status(MCT_STATUS_NOT_SUPPORTED, err, errlen, "%s: a lateral profile is the pencil beam's", name);
+        return sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED, "%s: a lateral profile is the pencil beam's", name);
     for (int d = 0; d < nd; ++d)
         if (!isfinite(depths[d]) || depths[d] < 0.0) return lat_fail(err, errlen, "%s: depth %g cm is not >= 0", name, depths[d]);
     mct_status_t st = plan_zones(name, rows, n, q, err, errlen);
@@ -534,7 +525,7 @@ mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const do
         free(buf);
         plan_free(&q);
         mct_phantom_lateral_free(out);
-        return lat_status(MCT_STATUS_OUT_OF_MEMORY, err, errlen, "%s: out of memory", name);
+        return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "%s: out of memory", name);
     }
     double *d = buf, *s = buf + nz, *dr = buf + 2 * (size_t)nz, *sr = buf + 3 * (size_t)nz, *m = buf + 4 * (size_t)nz;
     double e_run = 0.0, v_run = 0.0, e_ref = 0.0, v_ref = 0.0;
