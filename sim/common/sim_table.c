@@ -42,7 +42,6 @@ int mct_sim_parse_decimal(const char* s, double* out) {
     return 0;
 }
 
-
 /* s without the blanks (and a line end) around it, in place. */
 static char* trim(char* s) {
     s += strspn(s, " \t");
@@ -65,14 +64,14 @@ static mct_status_t parse_row(char* s, int cols, double* v, const char* path, in
         }
         char* t = trim(cell);
         if (mct_sim_parse_decimal(t, &v[c]))
-            return sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: column %d: \"%s\" is not a decimal number", path,
-                        lineno, c + 1, t);
+            return sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: column %d: \"%s\" is not a decimal number",
+                            path, lineno, c + 1, t);
         if (!comma) break;
         cell = comma + 1;
     }
     if (c + 1 != cols)
         return sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: %d column%s, not %d", path, lineno, c + 1,
-                    c ? "s" : "", cols);
+                        c ? "s" : "", cols);
     return MCT_STATUS_SUCCESS;
 }
 
@@ -83,8 +82,8 @@ mct_status_t mct_sim_table_read(const char* path, const char* header, int cols, 
     *out = NULL;
     *rows = 0;
     if (cols < 1 || min_rows < 0 || min_rows > max_rows)
-        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "%s: %d columns, %d to %d rows asked", path, cols, min_rows,
-                    max_rows);
+        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "%s: %d columns, %d to %d rows asked", path, cols,
+                        min_rows, max_rows);
     FILE* f = fopen(path, "r");
     if (!f) return sim_fail(err, errlen, MCT_STATUS_IO_ERROR, "%s: cannot open (%s)", path, strerror(errno));
     char line[MCT_SIM_TABLE_MAX_LINE + 2];
@@ -96,12 +95,13 @@ mct_status_t mct_sim_table_read(const char* path, const char* header, int cols, 
         ++lineno;
         if (!strchr(line, '\n') && !feof(f)) {
             st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:%d: line longer than %d bytes", path, lineno,
-                      MCT_SIM_TABLE_MAX_LINE);
+                          MCT_SIM_TABLE_MAX_LINE);
             break;
         }
         char* s = trim(line);
         if (lineno == 1) {
-            if (strcmp(s, header) != 0) st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:1: the header is not \"%s\"", path, header);
+            if (strcmp(s, header) != 0)
+                st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s:1: the header is not \"%s\"", path, header);
             continue;
         }
         if (!*s) continue;
@@ -122,10 +122,11 @@ mct_status_t mct_sim_table_read(const char* path, const char* header, int cols, 
         if (!st) ++n;
     }
     if (!st && ferror(f)) st = sim_fail(err, errlen, MCT_STATUS_IO_ERROR, "%s: read error", path);
-    if (!st && lineno == 0) st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s: empty: no header \"%s\"", path, header);
+    if (!st && lineno == 0)
+        st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s: empty: no header \"%s\"", path, header);
     if (!st && n < min_rows)
         st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR, "%s: %d row%s, fewer than %d", path, n, n == 1 ? "" : "s",
-                  min_rows);
+                      min_rows);
     fclose(f);
     if (st) {
         free(t);

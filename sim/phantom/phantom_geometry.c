@@ -17,7 +17,6 @@
 /* The largest MetaImage header or calibration file read (bytes). */
 #define TEXT_MAX (1 << 20)
 
-
 /* Splits s in place into blank-separated words; the count, at most max (max + 1: more). */
 static int split_words(char* s, char** word, int max) {
     int n = 0;
@@ -56,7 +55,7 @@ static int use_material(mct_phantom_geometry_t* g, const char* name, const mct_p
     }
     if (g->materials == MCT_PHANTOM_MAX_MATERIALS) {
         sim_fail(err, errlen, MCT_STATUS_TOO_LARGE, "more than %d materials (a geometry holds at most %d)",
-             MCT_PHANTOM_MAX_MATERIALS, MCT_PHANTOM_MAX_MATERIALS);
+                 MCT_PHANTOM_MAX_MATERIALS, MCT_PHANTOM_MAX_MATERIALS);
         return -1;
     }
     g->material[g->materials] = *m;
@@ -69,20 +68,22 @@ static int density_ok(double d) { return isfinite(d) && d > 0.0; }
 static mct_status_t grid_alloc(mct_phantom_geometry_t* g, int nx, int ny, int nz, double dx, double dy, double dz,
                                char* err, size_t errlen) {
     if (nx < 1 || ny < 1 || nz < 1)
-        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "voxel counts %d x %d x %d: each must be >= 1", nx, ny, nz);
+        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "voxel counts %d x %d x %d: each must be >= 1", nx, ny,
+                        nz);
     if (!(isfinite(dx) && dx > 0.0 && isfinite(dy) && dy > 0.0 && isfinite(dz) && dz > 0.0))
-        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "voxel size %g x %g x %g cm: each must be > 0 and finite", dx,
-                    dy, dz);
+        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
+                        "voxel size %g x %g x %g cm: each must be > 0 and finite", dx, dy, dz);
     const int64_t n = (int64_t)nx * ny * nz;
     if (n > MCT_PHANTOM_MAX_VOXELS)
         return sim_fail(err, errlen, MCT_STATUS_TOO_LARGE,
-                    "%d x %d x %d = %lld voxels: the tally's bins hold at most %lld", nx, ny, nz, (long long)n,
-                    (long long)MCT_PHANTOM_MAX_VOXELS);
+                        "%d x %d x %d = %lld voxels: the tally's bins hold at most %lld", nx, ny, nz, (long long)n,
+                        (long long)MCT_PHANTOM_MAX_VOXELS);
     g->nx = nx, g->ny = ny, g->nz = nz;
     g->dx_cm = dx, g->dy_cm = dy, g->dz_cm = dz;
     g->mat = malloc((size_t)n);
     g->density = malloc((size_t)n * sizeof(float));
-    if (!g->mat || !g->density) return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "out of memory for %lld voxels", (long long)n);
+    if (!g->mat || !g->density)
+        return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "out of memory for %lld voxels", (long long)n);
     return MCT_STATUS_SUCCESS;
 }
 
@@ -108,9 +109,10 @@ mct_status_t mct_phantom_geometry_cube(int n, double size_cm, const char* materi
     mct_status_t st;
     if (!density_ok(density_g_cm3))
         st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "density %g g/cm3 of %s: must be > 0 and finite",
-                  density_g_cm3, material);
+                      density_g_cm3, material);
     else if (!(isfinite(size_cm) && size_cm > 0.0) || n < 1)
-        st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "cube of %d voxels over %g cm: both must be > 0", n, size_cm);
+        st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "cube of %d voxels over %g cm: both must be > 0", n,
+                      size_cm);
     else if (use_material(&g, material, known, count, err, errlen) < 0)
         st = MCT_STATUS_INVALID_VALUE;
     else
@@ -126,40 +128,42 @@ mct_status_t mct_phantom_geometry_cube(int n, double size_cm, const char* materi
 mct_status_t mct_phantom_geometry_slabs(const mct_phantom_slab_t* slabs, int nslabs, int n, double lateral_cm,
                                         double dz_cm, const mct_phantom_material_t* known, int count,
                                         mct_phantom_geometry_t* out, char* err, size_t errlen) {
-    if (!out || (!slabs && nslabs)) return sim_fail(err, errlen, MCT_STATUS_NULL_POINTER, "slabs: no slabs or output given");
+    if (!out || (!slabs && nslabs))
+        return sim_fail(err, errlen, MCT_STATUS_NULL_POINTER, "slabs: no slabs or output given");
     mct_phantom_geometry_t g;
     memset(&g, 0, sizeof g);
     if (nslabs < 1) return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "slabs: none given"), &g, out);
     if (!(isfinite(dz_cm) && dz_cm > 0.0))
-        return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "slabs: depth voxel %g cm must be > 0 and finite", dz_cm),
-                      &g, out);
+        return finish(
+            sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "slabs: depth voxel %g cm must be > 0 and finite", dz_cm),
+            &g, out);
     if (!(isfinite(lateral_cm) && lateral_cm > 0.0) || n < 1)
         return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                           "slabs: %d lateral voxels over %g cm: both must be > 0", n, lateral_cm),
+                               "slabs: %d lateral voxels over %g cm: both must be > 0", n, lateral_cm),
                       &g, out);
     int64_t nz = 0;
     int idx[256];
     if (nslabs > (int)(sizeof idx / sizeof *idx))
         return finish(sim_fail(err, errlen, MCT_STATUS_TOO_LARGE, "slabs: %d given, at most %d", nslabs,
-                           (int)(sizeof idx / sizeof *idx)),
+                               (int)(sizeof idx / sizeof *idx)),
                       &g, out);
     for (int i = 0; i < nslabs; ++i) {
         const mct_phantom_slab_t* s = &slabs[i];
         if (!density_ok(s->density_g_cm3))
             return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                               "slab %d (%s): density %g g/cm3 must be > 0 and finite", i + 1, s->material,
-                               s->density_g_cm3),
+                                   "slab %d (%s): density %g g/cm3 must be > 0 and finite", i + 1, s->material,
+                                   s->density_g_cm3),
                           &g, out);
         if (!(isfinite(s->thickness_cm) && s->thickness_cm > 0.0))
             return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                               "slab %d (%s): thickness %g cm must be > 0 and finite", i + 1, s->material,
-                               s->thickness_cm),
+                                   "slab %d (%s): thickness %g cm must be > 0 and finite", i + 1, s->material,
+                                   s->thickness_cm),
                           &g, out);
         const double q = s->thickness_cm / dz_cm, r = nearbyint(q);
         if (r < 1.0 || fabs(q - r) > 1e-9 * q || r > (double)MCT_PHANTOM_MAX_VOXELS)
             return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                               "slab %d (%s): thickness %g cm is not a whole number of depth voxels of %g cm", i + 1,
-                               s->material, s->thickness_cm, dz_cm),
+                                   "slab %d (%s): thickness %g cm is not a whole number of depth voxels of %g cm",
+                                   i + 1, s->material, s->thickness_cm, dz_cm),
                           &g, out);
         nz += (int64_t)r;
         if (nz > 2147483647)
@@ -242,8 +246,10 @@ mct_status_t mct_phantom_calibration_load(const char* path, mct_phantom_calibrat
     if (st) return st;
     mct_phantom_calibration_t c;
     memset(&c, 0, sizeof c);
-    if (len > TEXT_MAX) st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s: larger than %d bytes", path, TEXT_MAX);
-    else if (memchr(text, '\0', len)) st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s: not a text file", path);
+    if (len > TEXT_MAX)
+        st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s: larger than %d bytes", path, TEXT_MAX);
+    else if (memchr(text, '\0', len))
+        st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s: not a text file", path);
     int lineno = 0;
     for (char* line = text; !st && line && *line;) {
         char* nl = strchr(line, '\n');
@@ -261,24 +267,26 @@ mct_status_t mct_phantom_calibration_load(const char* path, mct_phantom_calibrat
         if (n != 5 || mct_sim_parse_decimal(w[0], &v[0]) || mct_sim_parse_decimal(w[1], &v[1]) || mct_sim_parse_decimal(w[3], &v[2]) ||
             mct_sim_parse_decimal(w[4], &v[3])) {
             st = sim_fail(err, errlen, MCT_STATUS_PARSE_ERROR,
-                      "calibration %s:%d: expected hu_lo hu_hi material density_lo density_hi", path, lineno);
+                          "calibration %s:%d: expected hu_lo hu_hi material density_lo density_hi", path, lineno);
         } else if (!(v[0] < v[1])) {
-            st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s:%d: hu_lo %g must be below hu_hi %g", path,
-                      lineno, v[0], v[1]);
+            st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s:%d: hu_lo %g must be below hu_hi %g",
+                          path, lineno, v[0], v[1]);
         } else if (!density_ok(v[2]) || !density_ok(v[3])) {
             st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                      "calibration %s:%d: densities %g and %g g/cm3 must be > 0 and finite", path, lineno, v[2], v[3]);
+                          "calibration %s:%d: densities %g and %g g/cm3 must be > 0 and finite", path, lineno, v[2],
+                          v[3]);
         } else if (strlen(w[2]) >= sizeof c.segment[0].material) {
-            st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s:%d: material name '%s' is too long", path,
-                      lineno, w[2]);
+            st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s:%d: material name '%s' is too long",
+                          path, lineno, w[2]);
         } else if (c.segments && v[0] < c.segment[c.segments - 1].hu_hi) {
-            st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                      "calibration %s:%d: segment starts at %g HU, below the previous one's end %g (segments rise and "
-                      "do not overlap)",
-                      path, lineno, v[0], c.segment[c.segments - 1].hu_hi);
+            st = sim_fail(
+                err, errlen, MCT_STATUS_INVALID_VALUE,
+                "calibration %s:%d: segment starts at %g HU, below the previous one's end %g (segments rise and "
+                "do not overlap)",
+                path, lineno, v[0], c.segment[c.segments - 1].hu_hi);
         } else if (c.segments == MCT_PHANTOM_MAX_HU_SEGMENTS) {
             st = sim_fail(err, errlen, MCT_STATUS_TOO_LARGE, "calibration %s:%d: more than %d segments", path, lineno,
-                      MCT_PHANTOM_MAX_HU_SEGMENTS);
+                          MCT_PHANTOM_MAX_HU_SEGMENTS);
         } else {
             mct_phantom_hu_segment_t* s = &c.segment[c.segments++];
             s->hu_lo = v[0], s->hu_hi = v[1], s->density_lo = v[2], s->density_hi = v[3];
@@ -287,7 +295,8 @@ mct_status_t mct_phantom_calibration_load(const char* path, mct_phantom_calibrat
         line = nl ? nl + 1 : NULL;
     }
     free(text);
-    if (!st && c.segments == 0) st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s: no segments", path);
+    if (!st && c.segments == 0)
+        st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration %s: no segments", path);
     if (!st) *cal = c;
     return st;
 }
@@ -399,17 +408,19 @@ mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, 
             ndims = 3;
         } else if (key_is(key, "DimSize")) {
             if (three_numbers(value, v3))
-                st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: DimSize needs 3 whole numbers >= 1", path);
+                st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: DimSize needs 3 whole numbers >= 1",
+                              path);
             for (int i = 0; !st && i < 3; ++i) {
                 if (!(v3[i] >= 1.0 && v3[i] <= 2147483647.0 && v3[i] == floor(v3[i])))
-                    st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: DimSize needs 3 whole numbers >= 1", path);
+                    st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: DimSize needs 3 whole numbers >= 1",
+                                  path);
                 dims[i] = v3[i];
             }
             have_dims = 1;
         } else if (key_is(key, "ElementSpacing") || (key_is(key, "ElementSize") && !have_spacing)) {
             if (three_numbers(value, v3) || !(v3[0] > 0.0 && v3[1] > 0.0 && v3[2] > 0.0))
-                st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: %s needs 3 numbers > 0 (mm), one per dimension",
-                          path, key);
+                st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
+                              "image %s: %s needs 3 numbers > 0 (mm), one per dimension", path, key);
             memcpy(spacing, v3, sizeof spacing);
             have_spacing = 1;
         } else if (key_is(key, "ElementType")) {
@@ -417,23 +428,28 @@ mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, 
                 if (!strcmp(value, element_types[i].name)) type = i;
             if (type < 0)
                 st = sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED,
-                          "image %s: ElementType %s not read (known: MET_CHAR, MET_UCHAR, MET_SHORT, MET_USHORT, "
-                          "MET_INT, MET_UINT, MET_LONG_LONG, MET_ULONG_LONG, MET_FLOAT, MET_DOUBLE)",
-                          path, value);
+                              "image %s: ElementType %s not read (known: MET_CHAR, MET_UCHAR, MET_SHORT, MET_USHORT, "
+                              "MET_INT, MET_UINT, MET_LONG_LONG, MET_ULONG_LONG, MET_FLOAT, MET_DOUBLE)",
+                              path, value);
         } else if (key_is(key, "ElementByteOrderMSB") || key_is(key, "BinaryDataByteOrderMSB")) {
             if (is_true(value)) msb = 1;
             else if (is_false(value)) msb = 0;
-            else st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: %s = %s, expected True or False", path, key, value);
+            else
+                st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: %s = %s, expected True or False", path,
+                              key, value);
         } else if (key_is(key, "CompressedData")) {
             if (!is_false(value))
-                st = sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED, "image %s: compressed data are not read (write it uncompressed)", path);
+                st = sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED,
+                              "image %s: compressed data are not read (write it uncompressed)", path);
         } else if (key_is(key, "ElementNumberOfChannels")) {
             if (strcmp(value, "1"))
-                st = sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED, "image %s: %s channels per voxel, expected 1", path, value);
+                st = sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED, "image %s: %s channels per voxel, expected 1",
+                              path, value);
         } else if (key_is(key, "HeaderSize")) {
             double d;
             if (mct_sim_parse_decimal(value, &d) || d != floor(d) || d < -1.0 || d > 1e15)
-                st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: HeaderSize = %s, expected -1 or a byte count", path, value);
+                st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
+                              "image %s: HeaderSize = %s, expected -1 or a byte count", path, value);
             header_size = (long long)d;
         } else if (key_is(key, "ElementDataFile")) {
             have_file = 1;
@@ -441,7 +457,8 @@ mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, 
                 local = 1;
                 data_offset = (size_t)(next - text);
             } else if (!strcmp(value, "LIST") || strchr(value, '%') || strchr(value, ' ')) {
-                st = sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED, "image %s: ElementDataFile %s: one data file expected", path, value);
+                st = sim_fail(err, errlen, MCT_STATUS_NOT_SUPPORTED,
+                              "image %s: ElementDataFile %s: one data file expected", path, value);
             } else if (!value[0]) {
                 st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: ElementDataFile is empty", path);
             } else if (value[0] == '/') {
@@ -457,21 +474,27 @@ mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, 
     }
     free(text);
     if (st) return st;
-    if (!have_file) return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: no ElementDataFile (not a MetaImage?)", path);
-    if (ndims != 3) return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: NDims missing before ElementDataFile (3 expected)", path);
+    if (!have_file)
+        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: no ElementDataFile (not a MetaImage?)", path);
+    if (ndims != 3)
+        return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
+                        "image %s: NDims missing before ElementDataFile (3 expected)", path);
     if (!have_dims) return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: no DimSize", path);
     if (!have_spacing) return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: no ElementSpacing", path);
     if (type < 0) return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: no ElementType", path);
     const int64_t n = (int64_t)dims[0] * (int64_t)dims[1] * (int64_t)dims[2];
     if (n > MCT_PHANTOM_MAX_VOXELS)
-        return sim_fail(err, errlen, MCT_STATUS_TOO_LARGE, "image %s: %.0f x %.0f x %.0f voxels, more than the %lld a tally's bins hold",
-                    path, dims[0], dims[1], dims[2], (long long)MCT_PHANTOM_MAX_VOXELS);
+        return sim_fail(err, errlen, MCT_STATUS_TOO_LARGE,
+                        "image %s: %.0f x %.0f x %.0f voxels, more than the %lld a tally's bins hold", path, dims[0],
+                        dims[1], dims[2], (long long)MCT_PHANTOM_MAX_VOXELS);
     const int bytes = element_types[type].bytes;
     const long long want = (long long)n * bytes;
 
     const char* data_path = local ? path : datafile;
     FILE* f = fopen(data_path, "rb");
-    if (!f) return sim_fail(err, errlen, MCT_STATUS_IO_ERROR, "image %s: data file %s: cannot open (%s)", path, data_path, strerror(errno));
+    if (!f)
+        return sim_fail(err, errlen, MCT_STATUS_IO_ERROR, "image %s: data file %s: cannot open (%s)", path, data_path,
+                        strerror(errno));
     long long size = -1;
     if (fseek(f, 0, SEEK_END) == 0) size = (long long)ftell(f);
     long long start = local ? (long long)data_offset : 0;
@@ -480,14 +503,16 @@ mct_status_t mct_phantom_image_read(const char* path, mct_phantom_image_t* out, 
     if (size < 0 || size - start != want || start < 0) {
         fclose(f);
         return sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                    "image %s: data file %s holds %lld bytes of voxels, but %.0f x %.0f x %.0f %s voxels need %lld", path,
-                    data_path, size < 0 ? -1LL : size - start, dims[0], dims[1], dims[2], element_types[type].name, want);
+                        "image %s: data file %s holds %lld bytes of voxels, but %.0f x %.0f x %.0f %s voxels need %lld",
+                        path, data_path, size < 0 ? -1LL : size - start, dims[0], dims[1], dims[2],
+                        element_types[type].name, want);
     }
     unsigned char* raw = malloc((size_t)want ? (size_t)want : 1);
     double* vox = malloc((size_t)n * sizeof(double));
     if (!raw || !vox) {
         fclose(f), free(raw), free(vox);
-        return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "image %s: out of memory for %lld voxels", path, (long long)n);
+        return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "image %s: out of memory for %lld voxels", path,
+                        (long long)n);
     }
     const int ok = fseek(f, (long)start, SEEK_SET) == 0 && fread(raw, 1, (size_t)want, f) == (size_t)want;
     fclose(f);
@@ -536,10 +561,11 @@ mct_status_t mct_phantom_geometry_hu_image(const char* path, const mct_phantom_c
             voxel_xyz(im.dims, k, xyz);
             int gaps = 0;
             for (int i = 1; i < cal->segments; ++i) gaps |= cal->segment[i].hu_lo > cal->segment[i - 1].hu_hi;
-            st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                      "image %s: %g HU at voxel (%lld, %lld, %lld) is outside the calibration (%g .. %g HU%s)", path,
-                      im.voxel[k], (long long)xyz[0], (long long)xyz[1], (long long)xyz[2], cal->segment[0].hu_lo,
-                      cal->segment[cal->segments - 1].hu_hi, gaps ? ", or in a gap between its segments" : "");
+            st =
+                sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
+                         "image %s: %g HU at voxel (%lld, %lld, %lld) is outside the calibration (%g .. %g HU%s)", path,
+                         im.voxel[k], (long long)xyz[0], (long long)xyz[1], (long long)xyz[2], cal->segment[0].hu_lo,
+                         cal->segment[cal->segments - 1].hu_hi, gaps ? ", or in a gap between its segments" : "");
             break;
         }
         if (seg_mat[s] < 0) {
@@ -548,7 +574,7 @@ mct_status_t mct_phantom_geometry_hu_image(const char* path, const mct_phantom_c
                 char msg[600];
                 snprintf(msg, sizeof msg, "%s", err ? err : "");
                 st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "calibration segment %g .. %g HU: %s",
-                          cal->segment[s].hu_lo, cal->segment[s].hu_hi, msg);
+                              cal->segment[s].hu_lo, cal->segment[s].hu_hi, msg);
                 break;
             }
         }
@@ -564,20 +590,23 @@ mct_status_t mct_phantom_geometry_index_images(const char* index_path, const cha
                                                const mct_phantom_material_t* known, int count,
                                                mct_phantom_geometry_t* out, char* err, size_t errlen) {
     if (!out || !index_path || !density_path || (!names && nnames))
-        return sim_fail(err, errlen, MCT_STATUS_NULL_POINTER, "image: the two images and the material names are needed");
+        return sim_fail(err, errlen, MCT_STATUS_NULL_POINTER,
+                        "image: the two images and the material names are needed");
     mct_phantom_geometry_t g;
     memset(&g, 0, sizeof g);
     if (nnames < 1)
-        return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: no material names for its indices", index_path),
-                      &g, out);
+        return finish(
+            sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "image %s: no material names for its indices", index_path),
+            &g, out);
     if (nnames > MCT_PHANTOM_MAX_MATERIALS)
         return finish(sim_fail(err, errlen, MCT_STATUS_TOO_LARGE, "%d materials named, at most %d", nnames,
-                           MCT_PHANTOM_MAX_MATERIALS),
+                               MCT_PHANTOM_MAX_MATERIALS),
                       &g, out);
     for (int i = 0; i < nnames; ++i) {
         for (int j = 0; j < i; ++j)
             if (!strcmp(names[i], names[j]))
-                return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "material %s named twice", names[i]), &g, out);
+                return finish(sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "material %s named twice", names[i]), &g,
+                              out);
         if (use_material(&g, names[i], known, count, err, errlen) < 0) return finish(MCT_STATUS_INVALID_VALUE, &g, out);
     }
     mct_phantom_image_t a, b;
@@ -589,13 +618,14 @@ mct_status_t mct_phantom_geometry_index_images(const char* index_path, const cha
         return finish(st, &g, out);
     }
     if (a.dims[0] != b.dims[0] || a.dims[1] != b.dims[1] || a.dims[2] != b.dims[2])
-        st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE, "images %s (%d x %d x %d) and %s (%d x %d x %d) differ in DimSize",
-                  index_path, a.dims[0], a.dims[1], a.dims[2], density_path, b.dims[0], b.dims[1], b.dims[2]);
+        st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
+                      "images %s (%d x %d x %d) and %s (%d x %d x %d) differ in DimSize", index_path, a.dims[0],
+                      a.dims[1], a.dims[2], density_path, b.dims[0], b.dims[1], b.dims[2]);
     for (int i = 0; !st && i < 3; ++i)
         if (fabs(a.spacing_mm[i] - b.spacing_mm[i]) > 1e-6 * a.spacing_mm[i])
             st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                      "images %s and %s differ in ElementSpacing (%g and %g mm along axis %d)", index_path, density_path,
-                      a.spacing_mm[i], b.spacing_mm[i], i);
+                          "images %s and %s differ in ElementSpacing (%g and %g mm along axis %d)", index_path,
+                          density_path, a.spacing_mm[i], b.spacing_mm[i], i);
     if (!st)
         st = grid_alloc(&g, a.dims[0], a.dims[1], a.dims[2], a.spacing_mm[0] / 10.0, a.spacing_mm[1] / 10.0,
                         a.spacing_mm[2] / 10.0, err, errlen);
@@ -606,15 +636,15 @@ mct_status_t mct_phantom_geometry_index_images(const char* index_path, const cha
         if (!(m >= 0.0 && m < nnames && m == floor(m))) {
             voxel_xyz(a.dims, k, xyz);
             st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                      "image %s: material index %g at voxel (%lld, %lld, %lld) is not one of 0 .. %d", index_path, m,
-                      (long long)xyz[0], (long long)xyz[1], (long long)xyz[2], nnames - 1);
+                          "image %s: material index %g at voxel (%lld, %lld, %lld) is not one of 0 .. %d", index_path,
+                          m, (long long)xyz[0], (long long)xyz[1], (long long)xyz[2], nnames - 1);
             break;
         }
         if (!density_ok(d) || !isfinite((float)d) || !((float)d > 0.0f)) {
             voxel_xyz(a.dims, k, xyz);
             st = sim_fail(err, errlen, MCT_STATUS_INVALID_VALUE,
-                      "image %s: density %g g/cm3 at voxel (%lld, %lld, %lld) must be > 0 and finite", density_path, d,
-                      (long long)xyz[0], (long long)xyz[1], (long long)xyz[2]);
+                          "image %s: density %g g/cm3 at voxel (%lld, %lld, %lld) must be > 0 and finite", density_path,
+                          d, (long long)xyz[0], (long long)xyz[1], (long long)xyz[2]);
             break;
         }
         g.mat[k] = (uint8_t)m;
