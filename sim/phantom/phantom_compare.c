@@ -34,6 +34,30 @@ static const reference_t references[] = {
 /* Slab boundaries closer than this (cm) are the same boundary. */
 #define SAME_CM 1e-6
 
+/* The test of both comparisons (mct_phantom_comparison_t and
+ * mct_phantom_lateral_t, phantom.h): points whose reference dose is at least
+ * TEST_LOW of the reference maximum are compared, at TEST_DOSE of that
+ * maximum or a distance to agreement of TEST_DTA_CM. */
+#define TEST_LOW 0.05
+#define TEST_DOSE 0.02
+#define TEST_DTA_CM 0.1
+
+/* Whether point i of the run's curve (doses d at positions x, n points)
+ * passes against the reference dose dr there, dmax the reference's maximum
+ * and sig the allowance of k standard errors: the doses differ by at most
+ * TEST_DOSE dmax + sig, or the run's curve between the positions of its
+ * neighbours within TEST_DTA_CM reaches dr (distance to agreement). */
+static int point_passes(const double* x, const double* d, int n, int i, double dr, double dmax, double sig) {
+    if (fabs(d[i] - dr) <= TEST_DOSE * dmax + sig) return 1;
+    double lo = d[i], hi = d[i];
+    for (int j = i - 1; j <= i + 1; j += 2) {
+        if (j < 0 || j >= n || fabs(x[j] - x[i]) > TEST_DTA_CM + SAME_CM) continue;
+        lo = d[j] < lo ? d[j] : lo;
+        hi = d[j] > hi ? d[j] : hi;
+    }
+    return dr >= lo - sig && dr <= hi + sig;
+}
+
 /* A curve on the common slabs: lower edge, width, energy, variance and mass
  * thickness (g/cm2: the width in water at 1 g/cm3). */
 typedef struct {
@@ -155,33 +179,28 @@ static mct_status_t compare_rows(const mct_phantom_params_t* p, const mct_phanto
         a.e[i] *= f, a.var[i] *= f * f;
     }
     const double dmax = max_dose(&b);
+    double* x = malloc((size_t)a.n * 2 * sizeof *x); /* the slabs' centres, then the run's doses */
+    if (!x) {
+        merged_free(&a), merged_free(&b);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    double* dm = x + a.n;
+    for (int i = 0; i < a.n; ++i) x[i] = a.lo[i] + 0.5 * a.w[i], dm[i] = a.e[i] / a.mass[i];
     out->name = name;
     out->k = k;
     double worst_fail = -1.0, worst_all = 0.0, depth_fail = 0.0, depth_all = 0.0;
     for (int i = 0; i < a.n; ++i) {
-        const double w = a.w[i], dr = b.e[i] / a.mass[i], dm = a.e[i] / a.mass[i];
-        if (dr < 0.05 * dmax) continue;
+        const double dr = b.e[i] / a.mass[i];
+        if (dr < TEST_LOW * dmax) continue;
         const double sig = k * sqrt(a.var[i] + b.var[i]) / a.mass[i];
-        const double diff = fabs(dm - dr) / dmax;
-        int pass = fabs(dm - dr) <= 0.02 * dmax + sig;
-        /* Distance to agreement: the run's curve between the centres of its
-         * neighbours within 1 mm reaches the reference dose. */
-        double lo = dm, hi = dm;
-        for (int s = -1; s <= 1; s += 2) {
-            const int j = i + s;
-            if (j < 0 || j >= a.n) continue;
-            const double dist = fabs((a.lo[j] + 0.5 * a.w[j]) - (a.lo[i] + 0.5 * w));
-            if (dist > 0.1 + SAME_CM) continue;
-            const double dj = a.e[j] / a.mass[j];
-            lo = dj < lo ? dj : lo;
-            hi = dj > hi ? dj : hi;
-        }
-        if (dr >= lo - sig && dr <= hi + sig) pass = 1;
+        const double diff = fabs(dm[i] - dr) / dmax;
+        const int pass = point_passes(x, dm, a.n, i, dr, dmax, sig);
         ++out->points;
         out->passed += pass;
-        if (!pass && diff > worst_fail) worst_fail = diff, depth_fail = a.lo[i] + 0.5 * w;
-        if (diff > worst_all) worst_all = diff, depth_all = a.lo[i] + 0.5 * w;
+        if (!pass && diff > worst_fail) worst_fail = diff, depth_fail = x[i];
+        if (diff > worst_all) worst_all = diff, depth_all = x[i];
     }
+    free(x);
     out->worst_diff = worst_fail >= 0.0 ? worst_fail : worst_all;
     out->worst_depth_cm = worst_fail >= 0.0 ? depth_fail : depth_all;
     if (p->particle == MCT_PHANTOM_ELECTRON && !p->geometry) /* ranges in cm mean little across media */
@@ -389,6 +408,9 @@ static mct_status_t plan_zones(const char* name, const double* rows, int n, late
     return MCT_STATUS_SUCCESS;
 }
 
+/* Whether the slab of zone z holds the depth (cm). */
+static int slab_holds(const zone_t* z, double depth) { return depth >= z->z0 - SAME_CM && depth < z->z1 - SAME_CM; }
+
 /* The slabs to compare (q->use), each inside p's grid. */
 static mct_status_t plan_slabs(const mct_phantom_params_t* p, const char* name, const double* depths, int nd,
                                lateral_plan_t* q, char* err, size_t errlen) {
@@ -402,14 +424,14 @@ static mct_status_t plan_slabs(const mct_phantom_params_t* p, const char* name, 
     for (int s = 0; s < q->nslabs; ++s) {
         const zone_t* z = &q->zone[q->slab[s].first];
         int wanted = nd == 0 && z->z1 <= depth + SAME_CM;
-        for (int d = 0; d < nd; ++d) wanted |= depths[d] >= z->z0 - SAME_CM && depths[d] < z->z1 - SAME_CM;
+        for (int d = 0; d < nd; ++d) wanted |= slab_holds(z, depths[d]);
         if (wanted) q->use[q->nuse++] = s;
     }
     for (int d = 0; d < nd; ++d) {
         int found = 0;
         for (int u = 0; u < q->nuse && !found; ++u) {
             const zone_t* z = &q->zone[q->slab[q->use[u]].first];
-            found = depths[d] >= z->z0 - SAME_CM && depths[d] < z->z1 - SAME_CM;
+            found = slab_holds(z, depths[d]);
         }
         if (!found)
             return lat_fail(err, errlen, "%s: no slab contains the depth %g cm (the slabs span %g to %g cm)", name,
@@ -467,31 +489,23 @@ void mct_phantom_lateral_free(mct_phantom_lateral_t* out) {
 }
 
 /* One slab's test (mct_phantom_lateral_t): the run's doses d and errors s,
- * the reference's dr and sr, on one scale, for the slab's zones z by r. */
+ * the reference's dr and sr, on one scale, for the slab's zones z by r, with
+ * x room for their centres. */
 static void test_slab(const zone_t* z, int n, const double* d, const double* s, const double* dr, const double* sr,
-                      double k, mct_phantom_lateral_slab_t* o, mct_phantom_lateral_zone_t* oz) {
+                      double k, double* x, mct_phantom_lateral_slab_t* o, mct_phantom_lateral_zone_t* oz) {
     o->z_lo_cm = z[0].z0, o->z_hi_cm = z[0].z1;
     o->zones = n;
     for (int i = 0; i < n; ++i) oz[i] = (mct_phantom_lateral_zone_t){z[i].r0, z[i].r1, d[i], s[i], dr[i], sr[i], 0, 0};
     double dmax = 0.0;
-    for (int i = 0; i < n; ++i) dmax = fmax(dmax, dr[i]);
+    for (int i = 0; i < n; ++i) dmax = fmax(dmax, dr[i]), x[i] = 0.5 * (z[i].r0 + z[i].r1);
     o->ref_max = dmax;
     double worst_fail = -1.0, worst_all = 0.0;
     int at_fail = 0, at_all = 0;
     for (int i = 0; i < n; ++i) {
-        if (!(dr[i] >= 0.05 * dmax) || !(dmax > 0.0)) continue;
+        if (!(dr[i] >= TEST_LOW * dmax) || !(dmax > 0.0)) continue;
         const double sig = k * sqrt(s[i] * s[i] + sr[i] * sr[i]);
         const double diff = fabs(d[i] - dr[i]) / dmax;
-        int pass = fabs(d[i] - dr[i]) <= 0.02 * dmax + sig;
-        /* Distance to agreement: the run's profile between the centres of
-         * its neighbouring annuli within 1 mm reaches the reference dose. */
-        double lo = d[i], hi = d[i];
-        const double c = 0.5 * (z[i].r0 + z[i].r1);
-        for (int j = i - 1; j <= i + 1; j += 2) {
-            if (j < 0 || j >= n || fabs(0.5 * (z[j].r0 + z[j].r1) - c) > 0.1 + SAME_CM) continue;
-            lo = fmin(lo, d[j]), hi = fmax(hi, d[j]);
-        }
-        if (dr[i] >= lo - sig && dr[i] <= hi + sig) pass = 1;
+        const int pass = point_passes(x, d, n, i, dr[i], dmax, sig);
         ++o->points;
         o->passed += pass;
         oz[i].compared = 1, oz[i].passed = pass;
@@ -515,10 +529,11 @@ mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const do
     lateral_plan_t q;
     mct_status_t st = lateral_plan(p, name, rows, n, depths_cm, ndepths, &q, err, errlen);
     if (st) return st;
-    /* The zones of the compared slabs, one after another: the run's and the reference's dose, error and mass. */
+    /* The zones of the compared slabs, one after another: the run's and the reference's dose, error and mass, and
+     * room for their centres. */
     int nz = 0;
     for (int u = 0; u < q.nuse; ++u) nz += q.slab[q.use[u]].count;
-    double* buf = malloc((size_t)nz * 5 * sizeof *buf);
+    double* buf = malloc((size_t)nz * 6 * sizeof *buf);
     out->slab = calloc((size_t)q.nuse, sizeof *out->slab);
     out->zone = calloc((size_t)nz, sizeof *out->zone);
     if (!buf || !out->slab || !out->zone) {
@@ -528,6 +543,7 @@ mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const do
         return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "%s: out of memory", name);
     }
     double *d = buf, *s = buf + nz, *dr = buf + 2 * (size_t)nz, *sr = buf + 3 * (size_t)nz, *m = buf + 4 * (size_t)nz;
+    double* centre = buf + 5 * (size_t)nz;
     double e_run = 0.0, v_run = 0.0, e_ref = 0.0, v_ref = 0.0;
     const double ref_scale = scale > 0.0 ? scale : 1.0;
     for (int u = 0, i = 0; u < q.nuse; ++u) {
@@ -566,7 +582,7 @@ mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const do
             const slab_t* sl = &q.slab[q.use[u]];
             mct_phantom_lateral_slab_t* o = &out->slab[u];
             o->first = i;
-            test_slab(&q.zone[sl->first], sl->count, d + i, s + i, dr + i, sr + i, k, o, out->zone + i);
+            test_slab(&q.zone[sl->first], sl->count, d + i, s + i, dr + i, sr + i, k, centre + i, o, out->zone + i);
             out->points += o->points;
             out->passed += o->passed;
             out->pass &= o->pass;
