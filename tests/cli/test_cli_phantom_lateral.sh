@@ -84,41 +84,29 @@ else
 fi
 
 # Bad references and keys: one line, non-zero exit, nothing written.
-bad_csv() { # NAME CONTENT: the example against this reference
-    printf "$2" >"$work/$1.csv"
-    sed "s|^lateral_reference = .*|lateral_reference = $work/$1.csv|" "$EX" >"$work/$1.ini"
+lat_ini() { # CSV-PATH [SED]: the example against this reference (edited by SED), on stdout
+    sed -e "s|^lateral_reference = .*|lateral_reference = $1|" -e "${2:-}" "$EX"
+}
+bad_csv() { # NAME PATTERN CONTENT [SED]: a run against the reference $work/NAME.csv of CONTENT must be refused
+    printf "$3" >"$work/$1.csv"
+    lat_ini "$work/$1.csv" "${4:-}" | expect_bad_ini "lat_$1" "$2" --histories 10 --backend cpu
 }
 H='z_lo_cm,z_hi_cm,r_lo_cm,r_hi_cm,dose,err\n'
 Z1='2.0,2.1,0.0,0.1,1.0,0.01\n'
-bad_csv header 'z_lo,z_hi,r_lo,r_hi,dose,err\n2.0,2.1,0,0.1,1,0.1\n'
-expect_error lat_header "header.csv:1: the header is not" run "$work/header.ini" --histories 10 --backend cpu
-bad_csv column "$H$Z1"'2.0,2.1,0.1,0.2,1.0\n'
-expect_error lat_column "column.csv:3: 5 columns, not 6" run "$work/column.ini" --histories 10 --backend cpu
-bad_csv nan "$H$Z1"'2.0,2.1,0.1,0.2,nan,0.01\n'
-expect_error lat_nan "nan.csv:3: column 5: \"nan\" is not a decimal number" run "$work/nan.ini" --histories 10 --backend cpu
-bad_csv negerr "$H$Z1"'2.0,2.1,0.1,0.2,1.0,-0.01\n'
-expect_error lat_negative_error "row 2 (z 2-2.1 cm, r 0.1-0.2 cm): the error -0.01 is negative" run "$work/negerr.ini" \
-    --histories 10 --backend cpu
-bad_csv side "$H$Z1"'2.0,2.1,0.1,5.2,1.0,0.01\n'
-sed -i 's/^lateral_depths = .*/lateral_depths = 2/' "$work/side.ini"
-expect_error lat_side "the annulus reaches beyond the phantom's sides (5 cm from the axis)" run "$work/side.ini" \
-    --histories 10 --backend cpu
-bad_csv deep "$H"'6.0,6.1,0.0,0.1,1.0,0.01\n10.0,10.1,0.0,0.1,1.0,0.01\n'
-sed -i 's/^lateral_depths = .*/lateral_depths = 6, 10.05/' "$work/deep.ini"
-expect_error lat_deep "row 2 (z 10-10.1 cm, r 0-0.1 cm): the zone is outside the phantom (10 cm deep)" \
-    run "$work/deep.ini" --histories 10 --backend cpu
-bad_csv order "$H$Z1"'2.0,2.1,0.3,0.2,1.0,0.01\n'
-expect_error lat_order "r_hi_cm is not above r_lo_cm" run "$work/order.ini" --histories 10 --backend cpu
-bad_csv overlap "$H$Z1"'2.0,2.1,0.05,0.2,1.0,0.01\n'
-expect_error lat_overlap "their annuli overlap" run "$work/overlap.ini" --histories 10 --backend cpu
-bad_csv slabs "$H$Z1"'2.05,2.15,0.0,0.1,1.0,0.01\n'
-expect_error lat_slabs "their slabs overlap" run "$work/slabs.ini" --histories 10 --backend cpu
-bad_csv nodepth "$H$Z1"
-expect_error lat_no_depth "no slab contains the depth 6 cm" run "$work/nodepth.ini" --histories 10 --backend cpu
-bad_csv empty "$H"
-expect_error lat_empty "empty.csv: 0 rows, fewer than 1" run "$work/empty.ini" --histories 10 --backend cpu
-sed "s|^lateral_reference = .*|lateral_reference = $work/none.csv|" "$EX" >"$work/none.ini"
-expect_error lat_missing "none.csv: cannot open" run "$work/none.ini" --histories 10 --backend cpu
+bad_csv header "header.csv:1: the header is not" 'z_lo,z_hi,r_lo,r_hi,dose,err\n2.0,2.1,0,0.1,1,0.1\n'
+bad_csv column "column.csv:3: 5 columns, not 6" "$H$Z1"'2.0,2.1,0.1,0.2,1.0\n'
+bad_csv nan "nan.csv:3: column 5: \"nan\" is not a decimal number" "$H$Z1"'2.0,2.1,0.1,0.2,nan,0.01\n'
+bad_csv negerr "row 2 (z 2-2.1 cm, r 0.1-0.2 cm): the error -0.01 is negative" "$H$Z1"'2.0,2.1,0.1,0.2,1.0,-0.01\n'
+bad_csv side "the annulus reaches beyond the phantom's sides (5 cm from the axis)" "$H$Z1"'2.0,2.1,0.1,5.2,1.0,0.01\n' \
+    's/^lateral_depths = .*/lateral_depths = 2/'
+bad_csv deep "row 2 (z 10-10.1 cm, r 0-0.1 cm): the zone is outside the phantom (10 cm deep)" \
+    "$H"'6.0,6.1,0.0,0.1,1.0,0.01\n10.0,10.1,0.0,0.1,1.0,0.01\n' 's/^lateral_depths = .*/lateral_depths = 6, 10.05/'
+bad_csv order "r_hi_cm is not above r_lo_cm" "$H$Z1"'2.0,2.1,0.3,0.2,1.0,0.01\n'
+bad_csv overlap "their annuli overlap" "$H$Z1"'2.0,2.1,0.05,0.2,1.0,0.01\n'
+bad_csv slabs "their slabs overlap" "$H$Z1"'2.05,2.15,0.0,0.1,1.0,0.01\n'
+bad_csv nodepth "no slab contains the depth 6 cm" "$H$Z1"
+bad_csv empty "empty.csv: 0 rows, fewer than 1" "$H"
+lat_ini "$work/none.csv" | expect_bad_ini lat_missing "none.csv: cannot open" --histories 10 --backend cpu
 ini batches
 expect_error lat_batches "lateral_reference needs batches >= 2" run "$work/batches.ini" --histories 10 --batches 1 \
     --backend cpu

@@ -35,23 +35,20 @@ beam g6 photon 6 100000
 beam g18 photon 18 100000
 
 # Bad references: one line, non-zero exit, nothing written.
-ref_ini() { # NAME CSV-PATH
-    sed "s|^slabs = |reference = $2\nslabs = |" "$SRC/examples/phantom_slabs.ini" >"$work/$1.ini"
+ref_ini() { # CSV-PATH: the slab example against this reference, on stdout
+    sed "s|^slabs = |reference = $1\nslabs = |" "$SRC/examples/phantom_slabs.ini"
 }
-ref_ini missing "$work/none.csv"
-expect_error ref_missing "cannot open" run "$work/missing.ini" --histories 10 --backend cpu
-printf 'depth,width\n0.05,0.1,1,0.1\n' >"$work/header.csv" && ref_ini header "$work/header.csv"
-expect_error ref_header "header.csv:1: the header is not \"depth_cm,width_cm,mev,err\"" run "$work/header.ini" --histories 10 --backend cpu
-printf 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n0.15,0.1,x,0.1\n' >"$work/number.csv" && ref_ini number "$work/number.csv"
-expect_error ref_number "number.csv:3: column 3: \"x\" is not a decimal number" run "$work/number.ini" --histories 10 --backend cpu
-printf 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n0.15,0.1,1\n' >"$work/short.csv" && ref_ini short "$work/short.csv"
-expect_error ref_short "short.csv:3: 3 columns, not 4" run "$work/short.ini" --histories 10 --backend cpu
-printf 'depth_cm,width_cm,mev,err\n0.15,0.1,1,0.1\n0.05,0.1,1,0.1\n' >"$work/order.csv" && ref_ini order "$work/order.csv"
-expect_error ref_order "out of order" run "$work/order.ini" --histories 10 --backend cpu
-printf 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n' >"$work/one.csv" && ref_ini one "$work/one.csv"
-expect_error ref_one "one.csv: 1 row, fewer than 2" run "$work/one.ini" --histories 10 --backend cpu
-printf 'depth_cm,width_cm,mev,err\n40.05,0.1,1,0.1\n40.15,0.1,1,0.1\n' >"$work/far.csv" && ref_ini far "$work/far.csv"
-expect_error ref_far "fewer than 10" run "$work/far.ini" --histories 10 --backend cpu
+bad_ref() { # NAME PATTERN CONTENT: a run against the reference $work/NAME.csv of CONTENT must be refused
+    printf "$3" >"$work/$1.csv"
+    ref_ini "$work/$1.csv" | expect_bad_ini "ref_$1" "$2" --histories 10 --backend cpu
+}
+ref_ini "$work/none.csv" | expect_bad_ini ref_missing "cannot open" --histories 10 --backend cpu
+bad_ref header "header.csv:1: the header is not \"depth_cm,width_cm,mev,err\"" 'depth,width\n0.05,0.1,1,0.1\n'
+bad_ref number "number.csv:3: column 3: \"x\" is not a decimal number" 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n0.15,0.1,x,0.1\n'
+bad_ref short "short.csv:3: 3 columns, not 4" 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n0.15,0.1,1\n'
+bad_ref order "out of order" 'depth_cm,width_cm,mev,err\n0.15,0.1,1,0.1\n0.05,0.1,1,0.1\n'
+bad_ref one "one.csv: 1 row, fewer than 2" 'depth_cm,width_cm,mev,err\n0.05,0.1,1,0.1\n'
+bad_ref far "fewer than 10" 'depth_cm,width_cm,mev,err\n40.05,0.1,1,0.1\n40.15,0.1,1,0.1\n'
 
 [ "$failures" -eq 0 ] && echo "test_cli_phantom_slabs: OK"
 exit $((failures > 0))
