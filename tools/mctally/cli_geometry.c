@@ -138,11 +138,9 @@ int mct_cli_geometry_build(mct_cli_run_args_t* a) {
     const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
     memset(&a->geometry, 0, sizeof a->geometry);
     a->cfg.phantom.geometry = NULL;
-    a->reference = NULL;
-    a->reference_rows = 0;
+    a->reference = a->lateral = NULL;
+    a->reference_rows = a->lateral_rows = 0;
     if (strcmp(a->cfg.type, "phantom")) return 0;
-    a->lateral = NULL;
-    a->lateral_rows = 0;
     if (k->reference[0] && read_reference("reference", k->reference, "depth_cm,width_cm,mev,err", 4, 2, &a->reference,
                                           &a->reference_rows))
         return 1;
