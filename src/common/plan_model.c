@@ -48,7 +48,7 @@ double mct_plan_rounding_loss(mct_dtype_t dtype, mct_method_t method, double add
  * most frequent key's count and the number of distinct keys: about one probe
  * a key. A classification must fit in well under a millisecond; a radix sort
  * of the sample took most of it. */
-static void key_counts_add(const uint32_t* k, int64_t n, uint32_t* slot_key, uint32_t* slot_count, int64_t slots,
+static void key_counts_add(const uint32_t* k, int64_t n, uint32_t* slot_key, uint16_t* slot_count, int64_t slots,
                            int64_t* hottest, int64_t* present) {
     const uint64_t mask = (uint64_t)slots - 1;
     for (int64_t i = 0; i < n; ++i) {
@@ -80,8 +80,9 @@ static int warp_distinct(const uint32_t* k, int64_t n, uint32_t slot_key[64], ui
  * keys is read in that many windows spread evenly over it (neighbours and
  * warps are taken inside a window only), so that the cost of a plan does not
  * grow with the sample: a plan from wisdom must still classify its sample. */
-#define CLASSIFY_WINDOW 512
+#define CLASSIFY_WINDOW 64
 #define CLASSIFY_WINDOWS 16
+#define CLASSIFY_SLOTS (4 * CLASSIFY_WINDOW * CLASSIFY_WINDOWS) /* >= 2 x the keys read, a power of two */
 void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key_stats_t* out) {
     memset(out, 0, sizeof *out);
     out->pattern = MCT_PATTERN_UNKNOWN;
@@ -93,9 +94,11 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
     int64_t runs = 0, ascending = 0, pairs = 0, warps = 0;
     double distinct_sum = 0.0;
     uint32_t slot_key[64] = {0}, slot_stamp[64] = {0}, stamp = 0;
+    /* The count table on the stack: a plan allocates nothing. */
+    uint32_t table_key[CLASSIFY_SLOTS];
+    uint16_t table_count[CLASSIFY_SLOTS];
     int64_t slots = 1;
     while (slots < 2 * m) slots *= 2;
-    uint32_t* table = malloc(2 * (size_t)slots * sizeof *table); /* keys, then counts */
     int64_t hottest = 1, present = 1;
     for (int w = 0; w < windows; ++w) {
         const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
@@ -108,17 +111,16 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
         for (int64_t v = 0; v < window; v += 32, ++warps)
             distinct_sum += warp_distinct(k + v, (v + 32 < window ? v + 32 : window) - v, slot_key, slot_stamp, ++stamp);
     }
-    if (table) {
+    {
         int64_t hw = 0, pw = 0;
-        memset(table + slots, 0, (size_t)slots * sizeof *table);
+        memset(table_count, 0, (size_t)slots * sizeof *table_count);
         /* One table over every window: the windows' keys are counted together. */
         for (int w = 0; w < windows; ++w) {
             const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
-            key_counts_add(k, window, table, table + slots, slots, &hw, &pw);
+            key_counts_add(k, window, table_key, table_count, slots, &hw, &pw);
         }
         hottest = hw > 0 ? hw : 1;
         present = pw > 0 ? pw : 1;
-        free(table);
     }
     out->distinct_per_warp = distinct_sum / (double)warps;
     out->mean_run = (double)m / (double)runs;
