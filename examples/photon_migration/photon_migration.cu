@@ -4,7 +4,7 @@
  * tally, and the same kernel's own float-atomic grid for comparison.
  *
  *     photon_migration [--backend cpu|emulated|cuda] [--method M|float_atomic|count]
- *                      [--photons N] [--batches B] [--repeat R] [--grid N]
+ *                      [--form typed|runtime] [--photons N] [--batches B] [--repeat R] [--grid N]
  *
  * Prints one line of JSON per repetition: the method, the time the batches
  * took, the fluence of the hottest voxel, the energy balance (the bins sum
@@ -13,7 +13,10 @@
  * compared bit for bit. `count` tallies the number of adds per bin instead
  * (a u64 tally): "hottest" is then the adds the busiest voxel takes. Exits non-zero when the balance is off by more than
  * the rounding its method allows or a deterministic method's repetitions
- * differ. Compiled by nvcc it runs the cuda and cpu backends; compiled as C++
+ * differ. `--form typed` (the default) launches the kernel instance of the
+ * tally's method and type (mct_add<T, M>) where the example has one (atomic,
+ * fixed, wib on f64; kahan on f32; count), `runtime` the one-line port
+ * (mct_add(view, ...), the method read from the view). Compiled by nvcc it runs the cuda and cpu backends; compiled as C++
  * with MCT_EMULATED, the emulated and cpu backends. */
 #include <chrono>
 #include <cstdio>
@@ -44,6 +47,7 @@
 typedef struct {
     mct_backend_t backend;
     const char* method; /* a tally method, or "float_atomic" */
+    bool typed;         /* --form typed: the method's own kernel instance where there is one */
     uint64_t photons;
     int batches, repeat;
     pm_params_t p;
@@ -51,7 +55,8 @@ typedef struct {
 
 static void usage(const char* why) {
     fprintf(stderr, "photon_migration: %s\nusage: photon_migration [--backend cpu|emulated|cuda] "
-                    "[--method M|float_atomic|count] [--photons N] [--batches B] [--repeat R] [--grid N]\n", why);
+                    "[--method M|float_atomic|count] [--form typed|runtime] [--photons N] [--batches B] [--repeat R] "
+                    "[--grid N]\n", why);
     exit(2);
 }
 
@@ -72,7 +77,7 @@ static pm_options_t parse(int argc, char** argv) {
 #else
     o.backend = MCT_BACKEND_CUDA;
 #endif
-    o.method = "atomic", o.photons = 100000, o.batches = 4, o.repeat = 1;
+    o.method = "atomic", o.typed = true, o.photons = 100000, o.batches = 4, o.repeat = 1;
     /* Tissue-like: mu_a 0.1/cm, mu_s 10/cm, g 0.9, 1 mm voxels. */
     o.p.n = 40, o.p.voxel = 0.1f, o.p.mu_a = 0.1f, o.p.mu_s = 10.0f, o.p.g = 0.9f, o.p.seed = 2029;
     for (int i = 1; i < argc; i += 2) {
@@ -84,6 +89,9 @@ static pm_options_t parse(int argc, char** argv) {
             mct_method_t m;
             if (strcmp(v, "float_atomic") && strcmp(v, "count") && mct_method_from_name(v, &m)) usage("unknown method");
             o.method = v;
+        } else if (!strcmp(f, "--form")) {
+            if (strcmp(v, "typed") && strcmp(v, "runtime")) usage("--form is typed or runtime");
+            o.typed = !strcmp(v, "typed");
         } else if (!strcmp(f, "--photons")) {
             o.photons = parse_count(v, f);
         } else if (!strcmp(f, "--batches")) {
@@ -113,6 +121,7 @@ typedef struct {
     double seconds, hottest, total;
     int64_t hottest_bin;
     uint64_t hash;
+    bool typed; /* the method's typed instance ran (device backends) */
 } pm_result_t;
 
 /* The cpu backend: the same walks on the host, their deposits handed to
@@ -130,6 +139,28 @@ static void run_host_batch(mct_tally_t t, const pm_params_t& p, uint64_t first, 
             keys.clear(), values.clear();
         }
     }
+}
+
+/* The typed instances the example carries (a code typically needs the one
+ * method it runs): false for a tally they do not cover, which then runs the
+ * run-time form. */
+static bool launch_typed(const mct_tally_view_t& view, unsigned blocks, int block, cudaStream_t stream,
+                         const pm_params_t& p, uint64_t count, bool counting) {
+    if (counting && view.dtype == MCT_DTYPE_U64 && view.method == MCT_METHOD_ATOMIC)
+        MCT_LAUNCH((pm_kernel_typed<uint64_t, MCT_METHOD_ATOMIC>), blocks, block, 0, stream, p, count, view, 1);
+    else if (counting)
+        return false;
+    else if (view.dtype == MCT_DTYPE_F64 && view.method == MCT_METHOD_ATOMIC)
+        MCT_LAUNCH((pm_kernel_typed<double, MCT_METHOD_ATOMIC>), blocks, block, 0, stream, p, count, view, 0);
+    else if (view.dtype == MCT_DTYPE_F64 && view.method == MCT_METHOD_WIB)
+        MCT_LAUNCH((pm_kernel_typed<double, MCT_METHOD_WIB>), blocks, block, 0, stream, p, count, view, 0);
+    else if (view.method == MCT_METHOD_FIXED) /* fixed takes double whatever its dtype */
+        MCT_LAUNCH((pm_kernel_typed<double, MCT_METHOD_FIXED>), blocks, block, 0, stream, p, count, view, 0);
+    else if (view.dtype == MCT_DTYPE_F32 && view.method == MCT_METHOD_KAHAN)
+        MCT_LAUNCH((pm_kernel_typed<float, MCT_METHOD_KAHAN>), blocks, block, 0, stream, p, count, view, 0);
+    else
+        return false;
+    return true;
 }
 
 static pm_result_t run(const pm_options_t& o) {
@@ -156,6 +187,7 @@ static pm_result_t run(const pm_options_t& o) {
         PM_CHECK(mct_tally_set_stream(t, (void*)stream));
     }
     const int block = 128;
+    bool typed = false;
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<double> sums((size_t)bins, 0.0);
     for (int b = 0; b < o.batches; ++b) {
@@ -173,6 +205,8 @@ static pm_result_t run(const pm_options_t& o) {
             const unsigned blocks = (unsigned)(want < 65535 * 8 ? want : 65535 * 8);
             if (own_grid)
                 MCT_LAUNCH(pm_kernel<PM_FLOAT_ATOMIC>, blocks, block, 0, stream, p, count, view, grid);
+            else if ((typed = o.typed && launch_typed(view, blocks, block, stream, p, count, counting)))
+                ;
             else if (counting)
                 MCT_LAUNCH(pm_kernel<PM_COUNT>, blocks, block, 0, stream, p, count, view, grid);
             else
@@ -195,7 +229,7 @@ static pm_result_t run(const pm_options_t& o) {
         mct_tally_destroy(t);
     }
     if (o.backend != MCT_BACKEND_CPU) PM_CUDA(cudaStreamDestroy(stream));
-    pm_result_t r = {seconds, 0.0, 0.0, 0, hash_bits(sums.data(), sums.size() * sizeof(double))};
+    pm_result_t r = {seconds, 0.0, 0.0, 0, hash_bits(sums.data(), sums.size() * sizeof(double)), typed};
     for (int64_t k = 0; k < bins; ++k) {
         r.total += sums[(size_t)k];
         if (k < bins - 1 && sums[(size_t)k] > r.hottest) r.hottest = sums[(size_t)k], r.hottest_bin = k;
@@ -226,10 +260,12 @@ int main(int argc, char** argv) {
         if (m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE) tol = 4 * 0x1p-23;
         if (own_grid || counting) tol = INFINITY;
         const double balance = r.total / (double)o.photons - 1.0;
-        printf("{\"backend\": \"%s\", \"method\": \"%s\", \"photons\": %llu, \"batches\": %d, \"grid\": %d, "
+        printf("{\"backend\": \"%s\", \"method\": \"%s\", \"form\": \"%s\", \"photons\": %llu, \"batches\": %d, \"grid\": %d, "
                "\"seconds\": %.6f, \"hottest_bin\": %lld, \"hottest\": %.17g, \"balance\": %.3e, \"hash\": "
                "\"%016llx\"}\n",
-               mct_backend_name(o.backend), o.method, (unsigned long long)o.photons, o.batches, o.p.n, r.seconds,
+               mct_backend_name(o.backend), o.method,
+               own_grid ? "own" : r.typed ? "typed" : o.backend == MCT_BACKEND_CPU ? "host" : "runtime",
+               (unsigned long long)o.photons, o.batches, o.p.n, r.seconds,
                (long long)r.hottest_bin, r.hottest, balance, (unsigned long long)r.hash);
         if (!(fabs(balance) <= tol) && !own_grid && !counting) {
             fprintf(stderr, "photon_migration: the bins sum to %.17g of %llu photons (tolerance %g)\n", r.total,

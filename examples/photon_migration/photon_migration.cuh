@@ -108,4 +108,15 @@ static __global__ void pm_kernel(pm_params_t p, uint64_t photons, mct_tally_view
         });
 }
 
+/** The same kernel with the method and type fixed at compile time,
+ * mct_add<T, M>: the instance carries M's code alone, where the run-time form
+ * (pm_kernel<PM_MCTALLY>) carries every method's and every type's, and with
+ * them their registers. `unit`: add 1 per deposit (PM_COUNT's tally). */
+template <typename T, mct_method_t M>
+static __global__ void pm_kernel_typed(pm_params_t p, uint64_t photons, mct_tally_view_t view, int unit) {
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; id < photons; id += stride)
+        pm_walk(p, id, [&](int64_t bin, float weight) { mct_add<T, M>(view, bin, unit ? (T)1 : (T)weight); });
+}
+
 #endif /* PHOTON_MIGRATION_CUH */

@@ -38,8 +38,9 @@
  *   unoptimized KAS): the CAS contention of cas, on 64-bit words.
  * - fixed: f32/f64 values become int64 round(v * 2^s) (thread_fixed.cuh),
  *   whatever the tally's dtype (pass double to keep all of a value's bits),
- *   peers (by __match_any_sync) sum them exactly, the leader does one integer
- *   atomicAdd. Integer sums are associative, so the result is bitwise: the same
+ *   in a full warp peers (by __match_any_sync) sum them exactly and the
+ *   leader does one integer atomicAdd; in a partial (divergent) warp each lane
+ *   adds its own. Integer sums are associative, so the result is bitwise: the same
  *   on every run, launch shape, GPU and the CPU backend. NaN/Inf values are
  *   dropped (MCT_TALLY_FLAG_NONFINITE); |v * 2^s| >= 2^63 and int64 overflow of a
  *   group sum or a bin raise MCT_TALLY_FLAG_OVERFLOW.
@@ -238,6 +239,14 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
     if constexpr (search != MCT__PEERS_NONE) {
         /* Read once: every lane of the group must name the same mask. */
         const unsigned active = __activemask();
+        /* fixed aggregates in a full warp only (array adds, converged
+         * kernels): in divergent code a lane's peers are rare and the match
+         * costs more than the atomics it saves. Integer sums commute, so the
+         * bits are the same either way. The test is uniform over `active`. */
+        if (L == MCT_METHOD_FIXED && active != 0xffffffffu) {
+            mct__update<T, L>(view, bin, v);
+            return;
+        }
         const unsigned key = (unsigned)bin; /* bins < 2^31 */
         const unsigned peers =
             search == MCT__PEERS_MATCH ? mct_warp_peers_match(active, key) : mct_warp_peers_ballot(active, key);
