@@ -630,20 +630,21 @@ fi
 # fixed and kahan through mct_add against the kernel's own float atomicAdd (photons per second,
 # best of 3; on 40^3 and 100^3 voxels; atomic and fixed in both forms, typed and runtime), the adds the hottest voxel takes (count), and fixed bitwise from run to run with
 # >= 1e9 adds into the hottest voxel (about 0.74 per photon) and no range given:
-# bench_adopt.json/.md. MCT_ADOPT_PHOTONS sets the timed runs' photons (kahan runs a tenth).
+# bench_adopt.json/.md. MCT_ADOPT_PHOTONS sets the timed runs' photons (kahan runs a hundredth).
 if stage adopt; then
 PM="$BUILD/examples/photon_migration/photon_migration"
 NP=${MCT_ADOPT_PHOTONS:-1e8}
 adopt_runs() {
   [ -x "$PM" ] || { echo "no $PM (configure with MCT_BUILD_EXAMPLES=ON and CUDA)"; return 1; }
   local bad=0
+  "$PM" --method count --photons 1e7 --batches 1 || bad=1
+  "$PM" --method fixed --photons ${MCT_ADOPT_BITWISE_PHOTONS:-1.4e9} --batches 10 --repeat 2 || bad=1
   for g in 40 100; do
     for m in float_atomic atomic fixed; do "$PM" --method $m --grid $g --photons $NP --batches 10 --repeat 3 || bad=1; done
     for m in atomic fixed; do "$PM" --method $m --form runtime --grid $g --photons $NP --batches 10 --repeat 3 || bad=1; done
   done
-  "$PM" --method kahan --photons "$(python3 -c "print(int(float('$NP') / 10))")" --batches 10 --repeat 3 || bad=1
-  "$PM" --method count --photons 1e7 --batches 1 || bad=1
-  "$PM" --method fixed --photons ${MCT_ADOPT_BITWISE_PHOTONS:-1.4e9} --batches 10 --repeat 2 || bad=1
+  # kahan's CAS loops serialise in this divergent kernel (docs/porting.md): a hundredth of the photons.
+  "$PM" --method kahan --photons "$(python3 -c "print(int(float('$NP') / 100))")" --batches 10 --repeat 3 || bad=1
   return $bad
 }
 log "adopt: $PM"
