@@ -60,6 +60,11 @@ typedef struct {
     mct_status_t (*to_device)(void* dst, const void* src, size_t bytes, void* stream);
     /** Compute capability as major * 10 + minor; 0 off the GPU. */
     int (*compute_capability)(int device);
+    /** Host memory that to_host fills fastest (page-locked on cuda), or NULL
+     * (none to give, or none left: the caller uses malloc); freed by
+     * host_release. NULL members where plain host memory is as fast. */
+    void* (*host_alloc)(size_t bytes);
+    void (*host_release)(void* ptr);
 } mct__backend_ops_t;
 
 extern const mct__backend_ops_t mct__backend_cpu;

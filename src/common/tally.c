@@ -26,6 +26,7 @@ struct mct_tally_s {
     int64_t writers; /* most threads declared or run adding at once (replicated's determinism) */
     mct__scratch_t scratch; /* staging, sort and reduction room, grown once (backend.h) */
     void* staging;  /* host copy of one batch's bins */
+    int staging_pinned; /* staging came from ops->host_alloc */
     unsigned* flags; /* backend memory, one word of MCT_TALLY_FLAG_* bits */
     unsigned flags_seen;
     void* pairs;     /* sort_reduce: backend memory, pair_capacity pairs + a counter */
@@ -102,7 +103,9 @@ static size_t staging_bytes(const mct_tally_t t) {
 
 static mct_status_t alloc_host_stats(mct_tally_t t) {
     size_t n = (size_t)t->desc.bins;
-    t->staging = malloc(staging_bytes(t));
+    t->staging = t->ops->host_alloc ? t->ops->host_alloc(staging_bytes(t)) : NULL;
+    t->staging_pinned = t->staging != NULL;
+    if (!t->staging) t->staging = malloc(staging_bytes(t));
     t->mean = calloc(n, sizeof(double));
     t->m2 = calloc(n, sizeof(double));
     if (is_integer(t->desc.dtype))
@@ -181,7 +184,10 @@ void mct_tally_destroy(mct_tally_t t) {
         t->ops->release(t->pairs);
         t->ops->release(t->scratch.ptr);
     }
-    free(t->staging);
+    if (t->staging_pinned)
+        t->ops->host_release(t->staging);
+    else
+        free(t->staging);
     free(t->mean);
     free(t->m2);
     free(t->fsum);
@@ -367,10 +373,11 @@ static mct_batch_kind_t batch_kind(const mct_tally_t t) {
     return is_integer(t->desc.dtype) || t->desc.method == MCT_METHOD_FIXED ? MCT_BATCH_EXACT : MCT_BATCH_FLOAT;
 }
 
-/* Large tallies (10^8-10^9 bins of a PET LOR map) are converted and folded
- * by OpenMP threads; each bin's arithmetic, and so every result, is the same
- * as in order. */
-#define MCT_PARALLEL_BINS (INT64_C(1) << 20)
+/* Tallies from 2^16 bins (a dose grid, a PET LOR map) are converted and
+ * folded by OpenMP threads: a serial fold of 10^6 bins costs milliseconds a
+ * batch, a parallel region microseconds. Each bin's arithmetic, and so every
+ * result, is the same as in order. */
+#define MCT_PARALLEL_BINS (INT64_C(1) << 16)
 
 /* Widens 4-byte values to 8 bytes in place: bins [ceil(h/2), h) read bytes
  * below 4h and write bytes from 8 ceil(h/2) >= 4h up, so each such range is

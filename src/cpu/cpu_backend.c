@@ -113,4 +113,5 @@ static int cpu_compute_capability(int device) {
 const mct__backend_ops_t mct__backend_cpu = {
     cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_synchronize, cpu_to_host, cpu_reduce_replicas,
     mct__cpu_add_host, mct__cpu_add_device, mct__cpu_sort_reduce, cpu_to_host, cpu_compute_capability,
+    NULL, NULL,
 };

@@ -66,6 +66,26 @@ static void device_release(void* ptr) {
     if (ptr) cudaFree(ptr);
 }
 
+#if !MCT_IS_EMULATED
+/* Page-locked host memory: device-to-host copies into it run at the link's
+ * speed, where pageable memory is staged through a driver buffer. Not for
+ * more than MCT__PINNED_MAX bytes: pinning most of a machine's memory starves
+ * the rest of the system. */
+#define MCT__PINNED_MAX ((size_t)1 << 31)
+static void* device_host_alloc(size_t bytes) {
+    void* p = NULL;
+    if (bytes > MCT__PINNED_MAX || cudaMallocHost(&p, bytes ? bytes : 8) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static void device_host_release(void* ptr) {
+    if (ptr) cudaFreeHost(ptr);
+}
+#endif
+
 static mct_status_t device_zero(void* ptr, size_t bytes, void* stream) {
     return MCT_CUDA_CHECK(cudaMemsetAsync(ptr, 0, bytes, (cudaStream_t)stream));
 }
@@ -193,4 +213,9 @@ extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
     mct__cuda_sort_reduce,
 #endif
     device_to_device, device_compute_capability,
+#if MCT_IS_EMULATED
+    NULL, NULL, /* the emulation's device memory is host memory */
+#else
+    device_host_alloc, device_host_release,
+#endif
 };

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_api_tally.c  The tally handle on the CPU backend: argument checks,
- * batch statistics against a hand computation, replicas, integer sums, and the
- * determinism a tally reports for how it was used. */
+ * batch statistics against a hand computation, replicas, integer sums, the
+ * determinism a tally reports for how it was used, and the threaded fold of
+ * large tallies against a serial one. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mctally/mct.h"
 #include "test_assert.h"
@@ -198,6 +200,54 @@ static void test_nonfinite(void) {
     mct_tally_destroy(t);
 }
 
+/* Tallies of 2^16 bins and more are converted and folded by OpenMP threads:
+ * every bin must still come out as a serial fold gives it, bit for bit, for
+ * each storage (f64, f32 widened in place, i32 widened in place, u64, kahan
+ * pairs, fixed point). The reference below is the fold's own arithmetic. */
+static void test_parallel_fold(void) {
+    const int64_t bins = 3 * (INT64_C(1) << 16) + 5, hist = 7;
+    const struct {
+        mct_dtype_t dtype;
+        mct_method_t method;
+    } cases[] = {{MCT_DTYPE_F64, MCT_METHOD_ATOMIC}, {MCT_DTYPE_F32, MCT_METHOD_ATOMIC},
+                 {MCT_DTYPE_I32, MCT_METHOD_ATOMIC}, {MCT_DTYPE_U64, MCT_METHOD_ATOMIC},
+                 {MCT_DTYPE_F32, MCT_METHOD_KAHAN},  {MCT_DTYPE_F64, MCT_METHOD_FIXED}};
+    uint32_t* keys = malloc((size_t)bins * sizeof *keys);
+    double *values = malloc((size_t)bins * sizeof *values), *mean = calloc((size_t)bins, sizeof *mean),
+           *m2 = calloc((size_t)bins, sizeof *m2), *got = malloc((size_t)bins * sizeof *got),
+           *rel = malloc((size_t)bins * sizeof *rel);
+    ASSERT_TRUE(keys && values && mean && m2 && got && rel);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        mct_tally_t t = make(bins, cases[c].dtype, cases[c].method);
+        memset(mean, 0, (size_t)bins * sizeof *mean);
+        memset(m2, 0, (size_t)bins * sizeof *m2);
+        for (int b = 0; b < 3; ++b) {
+            /* Values exact in every type: whole numbers for integers, quarters below 2^10 else. */
+            const int whole = cases[c].dtype == MCT_DTYPE_I32 || cases[c].dtype == MCT_DTYPE_U64;
+            for (int64_t k = 0; k < bins; ++k) {
+                keys[k] = (uint32_t)k;
+                values[k] = whole ? (double)(k % 1000 + b) : 0.25 * (double)(k % 977) + b;
+            }
+            ASSERT_STATUS(mct_tally_add(t, keys, values, bins), MCT_STATUS_SUCCESS);
+            ASSERT_STATUS(mct_tally_end_batch(t, hist), MCT_STATUS_SUCCESS);
+            const double w = (double)hist, wsum = (double)(hist * (b + 1));
+            for (int64_t k = 0; k < bins; ++k) {
+                const double x = values[k] / w, delta = x - mean[k];
+                mean[k] += delta * (w / wsum);
+                m2[k] += w * delta * (x - mean[k]);
+            }
+        }
+        ASSERT_STATUS(mct_tally_results(t, got, rel), MCT_STATUS_SUCCESS);
+        for (int64_t k = 0; k < bins; ++k) {
+            ASSERT_EQ_F64(got[k], mean[k]);
+            const double se = sqrt(m2[k] / (double)(3 * hist) / 2.0);
+            ASSERT_EQ_F64(rel[k], (se == 0.0 && mean[k] == 0.0) ? 0.0 : se / fabs(mean[k]));
+        }
+        mct_tally_destroy(t);
+    }
+    free(keys), free(values), free(mean), free(m2), free(got), free(rel);
+}
+
 int main(void) {
     test_bad_arguments();
     test_batch_statistics();
@@ -205,5 +255,6 @@ int main(void) {
     test_replicas();
     test_determinism();
     test_nonfinite();
+    test_parallel_fold();
     return 0;
 }
