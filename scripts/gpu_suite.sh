@@ -619,10 +619,12 @@ step python_pytest env -u MCTALLY_CLI "$PYVENV/bin/python" -m pytest -v -p no:ca
 fi
 
 # mctally.scatter_add from PyTorch tensors beside index_add_ (default and deterministic),
-# bincount and cupy.add.at, and the Python layer's per-call overhead: bench_python.json/.md.
+# bincount and cupy.add.at, and the Python layer's per-call overhead (the Python calls less
+# the same C calls made from C, bench_c_calls of this build): bench_python.json/.md.
 if stage bench_python; then
 step bench_python timeout 600 env -u MCTALLY_CLI MCT_COMMIT="$COMMIT" "$PYVENV/bin/python" \
-  bench/python/bench_scatter_add.py --n ${MCT_PY_BENCH_N:-1e8} --out "$OUT/bench_python.json"
+  bench/python/bench_scatter_add.py --n ${MCT_PY_BENCH_N:-1e8} --c-calls "$BUILD/bench/python/bench_c_calls" \
+  --out "$OUT/bench_python.json"
 [ -f "$OUT/bench_python.json" ] && python3 bench/python/table.py "$OUT/bench_python.json" >"$OUT/bench_python.md"
 fi
 

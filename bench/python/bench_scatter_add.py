@@ -5,12 +5,18 @@ has: torch.index_add_ (default, and under torch.use_deterministic_algorithms),
 torch.bincount(weights) and, where CuPy is installed, cupy.add.at; on the
 scatter sweep's cases (B in 1, 8, 1e3, 1e6; keys uniform, sorted = floor(i B / n),
 hot = half the keys B/2; f64 values uniform on [0, 1)), n updates per call.
-Also the per-call overhead of the Python layer at small n: scatter_add (its
-tally taken from mctally.scatter_add_cache, as every call after a shape's
-first; and with the cache off, a tally made per call), and a Tally kept open
-(add + end_batch), against the same calls made from C (`mctally accumulate`
-reports the C call's seconds in its JSON). Without PyTorch the same cases run
-from NumPy arrays beside np.bincount and np.add.at.
+Also the per-call overhead of the Python layer at small n (--small-n keys into
+64 bins, method atomic): scatter_add (its tally taken from
+mctally.scatter_add_cache, as every call after a shape's first; and with the
+cache off, a tally made per call), and a Tally kept open (add, and add +
+end_batch). Each Python call is timed in alternation with the extension
+calls it makes (their arguments, pointers and result array, made beforehand),
+with the same timer: the wall clock around one call and, on the GPU, a wait
+for the device; the median of the rounds' differences is the Python layer's
+own time (--overhead-reps rounds). Beside them, the same C calls made from C
+(bench_c_calls: mct_tally_add_device, + mct_tally_end_batch, +
+mct_tally_take_sums), the library's own time. Without PyTorch the same cases
+run from NumPy arrays beside np.bincount and np.add.at.
 
 Each case: warm-up, then the median of --reps calls, timed with CUDA events on
 the GPU (synchronized wall time on the CPU); every mctally result is checked
@@ -19,7 +25,8 @@ relative 1e-9 per bin), the first call's (a new tally) and the last's (the
 cached tally, reused by every timed call). The method `auto` resolved to is
 recorded per case. Without a GPU it runs on the CPU backend (a smoke test:
 --n small). usage: bench_scatter_add.py --out FILE.json [--n N] [--reps R]
-[--bins 1,8,1000,1000000] [--patterns uniform,sorted,hot] [--device cuda|cpu]"""
+[--bins 1,8,1000,1000000] [--patterns uniform,sorted,hot] [--device cuda|cpu]
+[--small-n 1,32,1024] [--overhead-reps R] [--c-calls PATH/bench_c_calls]"""
 import argparse
 import json
 import os
@@ -57,6 +64,28 @@ def timer(torch, device):
     return run
 
 
+def call_timer(torch, device):
+    """The per-call timer of the overhead rows, as bench_c_calls times the C
+    calls: the wall clock around the call and, on the GPU, a wait for the
+    device (torch.cuda.synchronize), so that asynchronous work counts in full.
+    (CUDA events recorded from Python cost several microseconds each, which
+    would blur a difference of microseconds.)"""
+    # The runtime's wait itself (cudaDeviceSynchronize), without
+    # torch.cuda.synchronize's device guard around it.
+    sync = getattr(torch._C, "_cuda_synchronize", torch.cuda.synchronize) if device == "cuda" else None
+
+    def run(fn, reps):
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            if sync is not None:
+                sync()
+            times.append(time.perf_counter() - t0)
+        return times
+    return run
+
+
 def make_inputs(torch, pattern, n, bins, device, gen):
     if pattern == "uniform":
         keys = torch.randint(0, bins, (n,), device=device, generator=gen)
@@ -69,8 +98,9 @@ def make_inputs(torch, pattern, n, bins, device, gen):
     return keys, values
 
 
-def measure(run, fn, reps):
-    fn()  # warm-up (and the result that is checked)
+def measure(run, fn, reps, warmup=1):
+    for _ in range(warmup):
+        fn()  # warm-up (and the result that is checked)
     t = run(fn, reps)
     return {"median_s": statistics.median(t), "min_s": min(t), "reps": len(t)}
 
@@ -130,21 +160,45 @@ def sweep(torch, args, run, device):
     return cases
 
 
-def c_call_seconds(n, bins, backend):
-    """The C call's own time for n adds (mctally accumulate's JSON 'seconds')."""
+def c_calls_path(given):
+    """bench_c_calls: as given, else beside the CLI of a build tree
+    (build/tools/mctally/mctally -> build/bench/python/bench_c_calls)."""
+    if given:
+        return given
+    cli = mctally.cli_path()
+    return os.path.join(os.path.dirname(cli), os.pardir, os.pardir, "bench", "python", "bench_c_calls")
+
+
+def c_call_seconds(exe, sizes, bins, backend, reps):
+    """The C library's own median seconds for the calls the Python layer
+    makes, per n, made from C (bench_c_calls on the same backend, method
+    atomic): {n: {"add_s", "add_end_batch_s", "scatter_add_s"}}."""
     with tempfile.TemporaryDirectory() as tmp:
-        rng = np.random.default_rng(2)
-        rng.integers(0, bins, n).astype("<u4").tofile(os.path.join(tmp, "k"))
-        rng.random(n).astype("<f8").tofile(os.path.join(tmp, "v"))
-        out = os.path.join(tmp, "o")
-        times = []
-        for _ in range(5):
-            subprocess.run([mctally.cli_path(), "accumulate", "--bins", str(bins), "--keys", os.path.join(tmp, "k"),
-                            "--values", os.path.join(tmp, "v"), "--out", out, "--method", "atomic",
-                            "--backend", backend], check=True, stdout=subprocess.DEVNULL)
-            with open(out + ".json") as f:
-                times.append(json.load(f)["seconds"])
-        return statistics.median(times)
+        out = os.path.join(tmp, "c_calls.json")
+        subprocess.run([exe, "--backend", backend, "--method", "atomic", "--bins", str(bins), "--reps", str(reps),
+                        "--n", ",".join(str(n) for n in sizes), "--out", out], check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            return {r["n"]: r for r in json.load(f)["rows"]}
+
+
+def add_c_calls(row, c):
+    """The same calls made from C (bench_c_calls), beside the row's."""
+    if "error" in c:
+        row["c_error"] = c["error"]
+    elif row["n"] not in c["rows"]:
+        row["c_error"] = f"no C timing for n = {row['n']}"
+    else:
+        r = c["rows"][row["n"]]
+        row.update(c_add_s=r["add_s"], c_add_end_batch_s=r["add_end_batch_s"], c_scatter_add_s=r["scatter_add_s"])
+    return row
+
+
+def c_calls(args, backend):
+    """bench_c_calls's rows ({"rows"}), or {"error"}."""
+    try:
+        return {"rows": c_call_seconds(c_calls_path(args.c_calls), args.small_n, 64, backend, args.overhead_reps)}
+    except (OSError, subprocess.CalledProcessError, KeyError, ValueError) as e:
+        return {"error": str(e)}
 
 
 def resolved_method(bins, kw, backend):
@@ -155,47 +209,108 @@ def resolved_method(bins, kw, backend):
     return None
 
 
+def extension_calls(keys, values, tally, cached):
+    """The extension calls the Python layer makes, with their arguments made
+    beforehand (the arrays' pointers; the result array): Tally.add's and
+    Tally.add + end_batch's on `tally`, and scatter_add's on its cached tally
+    `cached` (mctally.scatter_add_cache's entry: .ext is its extension object)."""
+    t, e = tally._t, cached.ext
+    if isinstance(keys, np.ndarray):
+        out = np.empty(64)
+
+        def add():
+            return t.add(keys, values, 1)
+
+        def take():
+            return e.add_take(keys, values, out)
+    else:  # torch: by pointer, as the package passes tensors
+        dev, kind = (keys.get_device(), 2) if keys.is_cuda else (0, 1)
+        kp, vp, n, out = keys.data_ptr(), values.data_ptr(), keys.numel(), values.new_empty(64)
+        op = out.data_ptr()
+
+        def add():
+            return t.add_pointers(kp, vp, n, 1, kind, dev)
+
+        def take():
+            return e.add_take_pointers(kp, vp, n, kind, dev, op)
+
+    def add_end():
+        add()
+        t.end_batch(1)
+    if add() or take():
+        raise RuntimeError("bench_scatter_add: an extension call failed")
+    return add, add_end, take
+
+
+def paired(run, python_call, extension_call, reps, warmup=20):
+    """A Python call and the extension calls it makes, timed alternately
+    with the same timer, one of each per round: their medians and the median
+    of the rounds' differences, the Python layer's own time."""
+    for _ in range(warmup):
+        python_call()
+        extension_call()
+    tp, te = [], []
+    for _ in range(reps):
+        tp += run(python_call, 1)
+        te += run(extension_call, 1)
+    return statistics.median(tp), statistics.median(te), statistics.median(a - b for a, b in zip(tp, te))
+
+
 def python_layer_seconds(run, keys, values, backend, reps):
-    """The Python layer's calls on 64 bins, each the median seconds of one call:
-    scatter_add (a cached tally; and with the cache off, a tally made per
-    call), Tally.add followed by end_batch, and Tally.add alone."""
+    """The Python layer's calls on 64 bins, method atomic, each the median
+    seconds of one call: scatter_add (a cached tally; and with the cache off,
+    a tally made per call), Tally.add followed by end_batch, and Tally.add
+    alone; beside each (but the uncached scatter_add) the extension calls it
+    makes, timed in alternation with it, and "layer": the median difference."""
     def scatter():
         mctally.scatter_add(keys, values, 64, method="atomic")
 
-    out = {"scatter_add_s": measure(run, scatter, reps)["median_s"]}
-    size = mctally.scatter_add_cache.max_size
-    mctally.scatter_add_cache.max_size = 0
-    try:
-        out["scatter_add_uncached_s"] = measure(run, scatter, reps)["median_s"]
-    finally:
-        mctally.scatter_add_cache.max_size = size
+    scatter()
+    cache = mctally.scatter_add_cache
+    key = next(k for k in cache.keys() if k[0] == 64 and k[2] == "atomic" and k[5] == backend and k[4] is None)
+    out, layer = {}, {}
     with mctally.Tally(64, method="atomic", backend=backend) as t:
-        def add_end():
+        t.add(keys, values)  # the tally takes the caller's stream
+
+        def py_add_end():
             t.add(keys, values)
             t.end_batch(1)
-        out["tally_add_end_batch_s"] = measure(run, add_end, reps)["median_s"]
-        out["tally_add_s"] = measure(run, lambda: t.add(keys, values), reps)["median_s"]
-        t.end_batch(1)
+        calls = [("scatter_add_s", "ext_scatter_add_s", scatter), ("tally_add_s", "ext_add_s", lambda: t.add(keys, values)),
+                 ("tally_add_end_batch_s", "ext_add_end_batch_s", py_add_end)]
+        try:
+            ext = extension_calls(keys, values, t, cache._idle[key])
+        except AttributeError:  # a package without these extension calls (an older one): the Python calls alone
+            ext = None
+        for i, (py_key, ext_key, fn) in enumerate(calls):
+            if ext is None:
+                out[py_key] = measure(run, fn, reps, 20)["median_s"]
+            else:
+                out[py_key], out[ext_key], layer[py_key] = paired(run, fn, (ext[2], ext[0], ext[1])[i], reps)
+    if layer:
+        out["layer"] = layer
+    size = cache.max_size
+    cache.max_size = 0
+    try:
+        out["scatter_add_uncached_s"] = measure(run, scatter, max(1, reps // 10))["median_s"]
+    finally:
+        cache.max_size = size
     return out
 
 
-def overhead(torch, args, run, device):
+def overhead(torch, args, device):
     rows = []
     backend = "cuda" if device == "cuda" else "cpu"
+    run = call_timer(torch, device)
+    c = c_calls(args, backend)
     for n in args.small_n:
         keys = torch.randint(0, 64, (n,), device=device).to(torch.int32)
         values = torch.rand(n, device=device, dtype=torch.float64)
         row = {"n": n, "bins": 64}
-        row.update(python_layer_seconds(run, keys, values, backend, args.reps))
+        row.update(python_layer_seconds(run, keys, values, backend, args.overhead_reps))
         row["index_add_s"] = measure(
             run, lambda: torch.zeros(64, dtype=torch.float64, device=device).index_add_(0, keys.long(), values),
-            args.reps)["median_s"]
-        try:
-            row["c_accumulate_call_s"] = c_call_seconds(n, 64, backend)
-        except (OSError, subprocess.CalledProcessError, KeyError) as e:
-            row["c_accumulate_call_s"] = None
-            row["c_error"] = str(e)
-        rows.append(row)
+            args.overhead_reps)["median_s"]
+        rows.append(add_c_calls(row, c))
     return rows
 
 
@@ -232,14 +347,15 @@ def numpy_sweep(args, run):
                 e["speedup_vs_best_peer"] = best_peer / e["median_s"]
             cases.append(case)
     rows = []
+    run = call_timer(None, "cpu")
+    c = c_calls(args, "cpu")
     for n in args.small_n:
         keys = rng.integers(0, 64, n).astype(np.uint32)
         values = rng.random(n)
         row = {"n": n, "bins": 64}
-        row.update(python_layer_seconds(run, keys, values, "cpu", args.reps))
-        row["index_add_s"] = measure(run, lambda: np.add.at(np.zeros(64), keys, values), args.reps)["median_s"]
-        row["c_accumulate_call_s"] = c_call_seconds(n, 64, "cpu")
-        rows.append(row)
+        row.update(python_layer_seconds(run, keys, values, "cpu", args.overhead_reps))
+        row["index_add_s"] = measure(run, lambda: np.add.at(np.zeros(64), keys, values), args.overhead_reps)["median_s"]
+        rows.append(add_c_calls(row, c))
     return cases, rows
 
 
@@ -250,14 +366,16 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--bins", type=lambda s: [int(float(x)) for x in s.split(",")], default=[1, 8, 1000, 1000000])
     ap.add_argument("--patterns", type=lambda s: s.split(","), default=["uniform", "sorted", "hot"])
-    ap.add_argument("--small-n", type=lambda s: [int(float(x)) for x in s.split(",")], default=[1, 1000, 100000])
+    ap.add_argument("--small-n", type=lambda s: [int(float(x)) for x in s.split(",")], default=[1, 32, 1024, 100000])
+    ap.add_argument("--overhead-reps", type=int, default=1000)
+    ap.add_argument("--c-calls", default=None, help="bench_c_calls (default: beside the build tree's CLI)")
     ap.add_argument("--device", choices=["cuda", "cpu"], default=None)
     args = ap.parse_args()
     try:
         import torch
     except ImportError:
         torch = None
-    doc = {"mctally": mctally.version(), "n": args.n, "reps": args.reps,
+    doc = {"mctally": mctally.version(), "n": args.n, "reps": args.reps, "overhead_reps": args.overhead_reps,
            "commit": os.environ.get("MCT_COMMIT", "unknown")}
     if torch is None:
         print("bench_scatter_add: PyTorch is not installed; NumPy arrays on the CPU backend", file=sys.stderr)
@@ -268,7 +386,7 @@ def main():
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         run = timer(torch, device)
         doc.update(device=torch.cuda.get_device_name() if device == "cuda" else "cpu", torch=torch.__version__)
-        doc["cases"], doc["overhead"] = sweep(torch, args, run, device), overhead(torch, args, run, device)
+        doc["cases"], doc["overhead"] = sweep(torch, args, run, device), overhead(torch, args, device)
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=1)
     bad = [(c["bins"], c["pattern"], k) for c in doc["cases"] for k, e in c["mctally"].items() if not e["ok"]]

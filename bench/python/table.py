@@ -29,17 +29,43 @@ def main(path):
         print("| " + " | ".join(row) + " |")
     auto = [f"{c['bins']:g} {c['pattern']}: {c['mctally']['auto']['method']}" for c in doc["cases"]
             if c["mctally"].get("auto", {}).get("method")]
-    print("\nGupdates/s." + (f" `auto` ran: {'; '.join(auto)}." if auto else "") + " Per-call overhead (µs, median):\n")
-    print("| n | scatter_add | scatter_add, cache off | Tally add + end_batch | Tally add | C call (accumulate) | index_add_ |")
-    print("|---|---|---|---|---|---|---|")
+    print("\nGupdates/s." + (f" `auto` ran: {'; '.join(auto)}." if auto else ""))
+    reps = doc.get("overhead_reps", doc["reps"])
+    print(f"\nPer-call time at small n, 64 bins, method atomic (µs, median of {reps}; wall clock, and on the GPU "
+          "a wait for the device): the Python calls, the extension calls each makes (timed in alternation with it), "
+          "the same calls made from C (bench_c_calls), and a peer:\n")
+    print("| n | scatter_add | scatter_add, cache off | Tally add + end_batch | Tally add | "
+          "ext: add + take_sums | ext: add + end_batch | ext: add | "
+          "C: add + take_sums | C: add + end_batch | C: add | index_add_ |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 
     def us(r, k):
         return "–" if r.get(k) is None else f"{r[k] * 1e6:.1f}"
 
+    cells = ["scatter_add_s", "scatter_add_uncached_s", "tally_add_end_batch_s", "tally_add_s", "ext_scatter_add_s",
+             "ext_add_end_batch_s", "ext_add_s", "c_scatter_add_s", "c_add_end_batch_s", "c_add_s", "index_add_s"]
     for r in doc["overhead"]:
-        print(f"| {r['n']} | {us(r, 'scatter_add_s')} | {us(r, 'scatter_add_uncached_s')} | "
-              f"{us(r, 'tally_add_end_batch_s')} | {us(r, 'tally_add_s')} | {us(r, 'c_accumulate_call_s')} | "
-              f"{us(r, 'index_add_s')} |")
+        print(f"| {r['n']} | " + " | ".join(us(r, k) for k in cells) + " |")
+    rows = [r for r in doc["overhead"] if "layer" in r or "c_add_s" in r]
+    if rows:
+        print("\nThe Python layer's own time per call: the median, over the rounds, of the Python call's time less "
+              "its extension calls' (µs):\n")
+        print("| n | scatter_add (cached) | Tally add | Tally add + end_batch | "
+              "scatter_add less C's | Tally add less C's |")
+        print("|---|---|---|---|---|---|")
+
+        def less(r, py, c):
+            return "–" if r.get(c) is None else f"{(r[py] - r[c]) * 1e6:.1f}"
+
+        for r in rows:
+            la = r.get("layer", {})
+            print(f"| {r['n']} | {us(la, 'scatter_add_s')} | {us(la, 'tally_add_s')} | {us(la, 'tally_add_end_batch_s')} | "
+                  f"{less(r, 'scatter_add_s', 'c_scatter_add_s')} | {less(r, 'tally_add_s', 'c_add_s')} |")
+        print("\nThe last two columns: the Python call's median less the same C calls' made from C, which also "
+              "counts the binding (the extension's argument handling) and differs in the timer's own cost.")
+    missing = sorted({r["c_error"] for r in doc["overhead"] if "c_error" in r})
+    if missing:
+        print(f"\nNo C timing: {'; '.join(missing)}.")
     return 0
 
 

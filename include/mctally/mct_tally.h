@@ -310,6 +310,26 @@ typedef enum {
 MCT_API mct_status_t mct_tally_copy_sums(mct_tally_t tally, mct_sums_t which, mct_dtype_t dtype, void* dst,
                                          int dst_on_device);
 
+/** Takes the open batch's raw sums out of the tally without closing a batch,
+ * for a caller that wants each batch's sums alone (a scatter-add): `dst`
+ * receives the bins as float64 (converted as mct_tally_copy_sums converts
+ * them: a fixed tally's as their scaled value, exactly), and the bins and the
+ * flag word start the next batch at zero. The statistics, the batch and
+ * history counts and the last closed batch (MCT_SUMS_LAST_BATCH) are left as
+ * they were; a rounding-loss estimate drops the batch's shadow. `dst` holds
+ * the tally's `bins` doubles in the backend's memory (a device pointer on the
+ * cuda backend, host memory on cpu and emulated), on the tally's stream.
+ * Returns the status mct_tally_end_batch would give for the batch, in its
+ * order: SUCCESS, with dst written; BIN_OUT_OF_RANGE, OVERFLOW or
+ * NONFINITE_VALUE, with dst untouched (the flags join mct_tally_flags as a
+ * batch end's do). NULL_POINTER; CUDA_ERROR or EMULATION_ERROR when a kernel
+ * on the stream failed (the bins are then unspecified). Brings deferred work
+ * in first (mct_tally_flush), then synchronizes once with the tally's stream,
+ * to read the flag word: on the cuda backend one kernel checks the bins before
+ * that read and, on success, one writes and zeroes them after it, so the sums
+ * arrive in dst asynchronously, in stream order. */
+MCT_API mct_status_t mct_tally_take_sums(mct_tally_t tally, double* dst);
+
 /** Exports the tally's accumulated state between batches (a checkpoint): its
  * shape (type, method, bins, fraction bits), the batch and history counts, the
  * flags seen, the per-bin batch statistics and raw sums, the writers seen and

@@ -47,7 +47,8 @@ class _Torch:
 
         self.torch = torch
         self.f64 = torch.float64
-        self.keys = (torch.int32, getattr(torch, "uint32", torch.int32))
+        self.i32 = torch.int32
+        self.u32 = getattr(torch, "uint32", torch.int32)
         # The raw cudaStream_t of a device's current stream without building a
         # Stream object: what Triton and torch.compile call per launch.
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -64,11 +65,42 @@ def torch_info() -> _Torch:
     return _torch_info
 
 
-def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, Any, Any, int]:
-    """(library, keys, values, number of keys): the arrays of one add in the C
-    API's types (as_keys, as_values), from one library. Arrays already in those
-    types are checked and passed on as they are; width 1: keys and values must
-    have the same size (grouped adds check their shape first)."""
+class _Cupy:
+    """CuPy's current-stream query, looked up once (CuPy is imported only when
+    one of its arrays has been met)."""
+
+    def __init__(self) -> None:
+        import cupy
+
+        self.cupy = cupy
+
+        def current(dev: int) -> int:
+            try:
+                return int(cupy.cuda.get_current_stream(dev).ptr)
+            except TypeError:  # CuPy without the device argument
+                with cupy.cuda.Device(dev):
+                    return int(cupy.cuda.get_current_stream().ptr)
+
+        self.raw_stream = current
+
+
+_cupy_info: Optional[_Cupy] = None
+
+
+def cupy_info() -> _Cupy:
+    global _cupy_info
+    if _cupy_info is None:
+        _cupy_info = _Cupy()
+    return _cupy_info
+
+
+def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, Any, Any, int, Optional[int]]:
+    """(library, keys, values, number of keys, device): the arrays of one add
+    in the C API's types (as_keys, as_values), from one library, and where they
+    live: None for host memory, else the CUDA ordinal (-1 where the producer
+    does not say: __cuda_array_interface__). Arrays already in those types are
+    checked and passed on as they are; width 1: keys and values must have the
+    same size (grouped adds check their shape first)."""
     tk = type(keys)
     if tk is np.ndarray and type(values) is np.ndarray:
         lib = "numpy"
@@ -77,64 +109,92 @@ def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, An
             keys = as_keys(keys, lib, err)
         if not (values.dtype is _F64 and values.ndim and values.flags.c_contiguous):
             values = as_values(values, lib, err)
-        n, nv = keys.size, values.size
+        n, nv, dev = keys.size, values.size, None
     else:
         if tk in (list, tuple):
             keys = np.asarray(keys)
         if type(values) in (list, tuple):
             values = np.asarray(values)
-        lib, vlib = library_of(keys), library_of(values)
+        lib = _LIB_OF_TYPE.get(type(keys)) or library_of(keys)
+        vlib = _LIB_OF_TYPE.get(type(values)) or library_of(values)
         if lib == "numpy" and not isinstance(keys, np.ndarray):
             keys = np.asarray(keys)
         if vlib == "numpy" and not isinstance(values, np.ndarray):
             values = np.asarray(values)
         if lib != vlib:
             raise err("INVALID_VALUE", f"{what}: keys ({lib}) and values ({vlib}) come from different libraries")
+        dev = None
         if lib == "torch":
-            ti = torch_info()
-            if not (keys.dtype in ti.keys and keys.is_contiguous()):
+            ti = _torch_info or torch_info()
+            kd = keys.dtype
+            if not ((kd is ti.i32 or kd is ti.u32) and keys.is_contiguous()):
                 keys = as_keys(keys, lib, err)
             if not (values.dtype is ti.f64 and values.is_contiguous()):
                 values = as_values(values, lib, err)
             n, nv = keys.numel(), values.numel()
+            dev = values.get_device() if values.is_cuda else -1
+            if not (dev >= 0 and keys.is_cuda and keys.get_device() == dev):  # both on one GPU: checked inline
+                dev = _torch_device(keys, values, err, what)
+        elif lib == "cupy":
+            kd = keys.dtype
+            if not ((kd is _U32 or kd is _I32) and keys.ndim and keys.flags.c_contiguous):
+                keys = as_keys(keys, lib, err)
+            if not (values.dtype is _F64 and values.ndim and values.flags.c_contiguous):
+                values = as_values(values, lib, err)
+            n, nv = keys.size, values.size
+            dev = values.device.id
+            if keys.device.id != dev:
+                raise err("INVALID_VALUE", f"{what}: keys and values are on different devices")
         else:
             keys = as_keys(keys, lib, err)
             values = as_values(values, lib, err)
             n, nv = size_of(keys, lib), size_of(values, lib)
+            if lib == "cai":
+                dev = -1
     if width == 1 and n != nv:
         raise err("INVALID_VALUE", f"{what}: keys and values differ in length ({n} keys, {nv} values)")
-    return lib, keys, values, n
+    return lib, keys, values, n, dev
 
 
-def device_of(x: Any, lib: str) -> Tuple[str, int]:
-    """('cpu', 0) or ('cuda', ordinal)."""
+def _torch_device(keys: Any, values: Any, err, what: str) -> Optional[int]:
+    """The CUDA ordinal of two tensors on one GPU, None for two CPU tensors."""
+    if values.is_cuda:
+        dev = values.get_device()
+        if keys.is_cuda and keys.get_device() == dev:
+            return dev
+    elif keys.is_cpu and values.is_cpu:
+        return None
+    elif keys.device == values.device:
+        raise err("NOT_SUPPORTED", f"{what}: tensors on {keys.device} are not supported")
+    raise err("INVALID_VALUE", f"{what}: keys and values are on different devices")
+
+
+def device_of(x: Any, lib: str) -> Optional[int]:
+    """None for host memory, else the CUDA ordinal (-1: not known)."""
     if lib == "torch":
-        return ("cuda", x.get_device()) if x.is_cuda else ("cpu", 0)
+        return x.get_device() if x.is_cuda else None
     if lib == "cupy":
-        return ("cuda", int(x.device.id))
+        return int(x.device.id)
     if lib == "cai":
-        return ("cuda", -1)  # the interface does not say; the library checks the pointer on use
-    return ("cpu", 0)
-
-
-def stream_of(x: Any, lib: str) -> Optional[int]:
-    """The caller's current CUDA stream (a cudaStream_t) for x's device, or
-    None where no stream applies (host arrays). Asked on every add: the
-    caller may change streams between calls (torch.cuda.stream(...))."""
-    if lib == "torch":
-        return torch_info().raw_stream(x.get_device()) if x.is_cuda else None
-    if lib == "cupy":
-        import cupy
-
-        try:
-            return int(cupy.cuda.get_current_stream(x.device.id).ptr)
-        except TypeError:  # CuPy without the device argument
-            with cupy.cuda.Device(x.device.id):
-                return int(cupy.cuda.get_current_stream().ptr)
-    if lib == "cai":
-        st = x.__cuda_array_interface__.get("stream")
-        return int(st) if st is not None else 1  # 1: the legacy default stream (CAI v3)
+        return -1  # the interface does not say; the library checks the pointer on use
     return None
+
+
+def pointer(x: Any, lib: str) -> int:
+    """The address of a PyTorch tensor's or a CuPy array's first element."""
+    return x.data_ptr() if lib == "torch" else x.data.ptr
+
+
+def stream_of(x: Any, lib: str, dev: int) -> int:
+    """The caller's current CUDA stream (a cudaStream_t) for x on device dev.
+    Asked on every add: the caller may change streams between calls
+    (torch.cuda.stream(...))."""
+    if lib == "torch":
+        return (_torch_info or torch_info()).raw_stream(dev)
+    if lib == "cupy":
+        return (_cupy_info or cupy_info()).raw_stream(dev)
+    st = x.__cuda_array_interface__.get("stream")
+    return int(st) if st is not None else 1  # 1: the legacy default stream (CAI v3)
 
 
 def stream_synchronizer(x: Any, lib: str) -> Optional[Callable[[], None]]:

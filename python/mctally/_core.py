@@ -51,6 +51,7 @@ def _check(status: int, what: str) -> None:
 
 
 _DL_CPU, _DL_CUDA = 1, 2  # DLPack device types (kDLCPU, kDLCUDA)
+_F64 = np.dtype(np.float64)
 
 
 def _bins_arg(bins: Any) -> int:
@@ -198,44 +199,39 @@ class Tally:
         return self._t.counts()[1]
 
     # -- adding ----------------------------------------------------------------
-    def _use_stream(self, x: Any, lib: str) -> None:
+    def _use_stream(self, x: Any, lib: str, dev: int, what: str) -> None:
         """Runs the tally on the caller's current stream for x (cuda backend)."""
-        ptr = _arrays.stream_of(x, lib)
-        if ptr is None or ptr == self._stream:
+        ptr = _arrays.stream_of(x, lib, dev)
+        if ptr == self._stream:
             return
         # Work already queued on the previous stream must finish before the
         # batch is read on the new one (end_batch waits on the tally's stream only).
         if self._sync_stream is not None:
             self._sync_stream()
-        _check(self._t.set_stream(ptr), "set_stream")
+        _check(self._t.set_stream(ptr), what)
         self._stream, self._sync_stream = ptr, _arrays.stream_synchronizer(x, lib)
 
-    def _submit(self, lib: str, keys: Any, values: Any, n: int, width: int, what: str) -> None:
-        """Adds arrays that _arrays.prepare has put in the C API's types."""
-        if self._cuda and lib != "numpy":
-            self._use_stream(keys, lib)
-        if lib == "torch":
-            # By pointer: the dtype and layout are prepare's; the device rules
-            # are the extension's (check_device), as for DLPack arrays.
-            if keys.is_cuda:
-                dev = keys.get_device()
-                if not values.is_cuda or values.get_device() != dev:
-                    raise MctallyError("INVALID_VALUE", f"{what}: keys and values are on different devices")
-                st = self._t.add_pointers(keys.data_ptr(), values.data_ptr(), n, width, _DL_CUDA, dev)
-            elif keys.is_cpu and values.is_cpu:
-                st = self._t.add_pointers(keys.data_ptr(), values.data_ptr(), n, width, _DL_CPU, 0)
-            elif keys.device != values.device:
-                raise MctallyError("INVALID_VALUE", f"{what}: keys and values are on different devices")
-            else:
-                raise MctallyError("NOT_SUPPORTED", f"{what}: tensors on {keys.device} are not supported")
+    def _submit(self, lib: str, keys: Any, values: Any, n: int, width: int, dev: Optional[int], what: str) -> None:
+        """Adds arrays that _arrays.prepare has put in the C API's types; dev
+        is prepare's (None: host memory, else the CUDA ordinal)."""
+        if lib == "numpy":
+            st = self._t.add(keys, values, width)
         elif lib == "cai":
+            if self._cuda:
+                self._use_stream(keys, lib, dev, what)
             kp, _ = _arrays.cai_pointer(keys, MctallyError)
             vp, nv = _arrays.cai_pointer(values, MctallyError)
             if nv != n * width:
                 raise MctallyError("INVALID_VALUE", f"{what}: values must hold {width} value(s) per key ({n} keys, {nv} values)")
             st = self._t.add_pointers(kp, vp, n, width, _DL_CUDA, -1)
+        elif dev is None:  # PyTorch CPU tensors: by pointer, as on the GPU
+            st = self._t.add_pointers(keys.data_ptr(), values.data_ptr(), n, width, _DL_CPU, 0)
         else:
-            st = self._t.add(keys, values, width)
+            # By pointer (no DLPack export per call): the dtype and layout are
+            # prepare's; the device rules are the extension's (check_device).
+            if self._cuda:
+                self._use_stream(keys, lib, dev, what)
+            st = self._t.add_pointers(_arrays.pointer(keys, lib), _arrays.pointer(values, lib), n, width, _DL_CUDA, dev)
         if st:
             _check(st, what)
 
@@ -243,10 +239,8 @@ class Tally:
         """Adds ``values[i]`` into bin ``keys[i]`` for every i (same length;
         any shape, read in C order). Keys past the last bin are dropped and
         reported by :meth:`end_batch` (``BIN_OUT_OF_RANGE``)."""
-        if not self._t.is_open:
-            raise MctallyError("INVALID_STATE", "add: the tally is closed")
-        lib, keys, values, n = _arrays.prepare(keys, values, 1, MctallyError, "add")
-        self._submit(lib, keys, values, n, 1, "add")
+        lib, keys, values, n, dev = _arrays.prepare(keys, values, 1, MctallyError, "add")
+        self._submit(lib, keys, values, n, 1, dev, "add")
 
     def add_grouped(self, keys: Any, values: Any) -> None:
         """Grouped adds (``mct_tally_add_device_grouped``): ``keys`` has n keys,
@@ -263,10 +257,10 @@ class Tally:
         if len(shape) != 2:
             raise MctallyError("INVALID_VALUE", f"add_grouped: values must be 2-d (width, n), got shape {shape}")
         width, n = shape
-        lib, keys, values, nk = _arrays.prepare(keys, values, int(width), MctallyError, "add_grouped")
+        lib, keys, values, nk, dev = _arrays.prepare(keys, values, int(width), MctallyError, "add_grouped")
         if nk != n:
             raise MctallyError("INVALID_VALUE", f"add_grouped: values have {n} columns for {nk} keys")
-        self._submit(lib, keys, values, nk, int(width), "add_grouped")
+        self._submit(lib, keys, values, nk, int(width), dev, "add_grouped")
 
     def flush(self) -> None:
         """Brings deferred work (sort_reduce's pass, replicas) into the bins."""
@@ -334,169 +328,23 @@ def _frac_bits_for(values: Any, lib: str, n: int) -> int:
 
 # ---- scatter_add: tallies kept between calls, read on the device ---------------
 
-
-def _batch_status(flags: int, nonfinite: bool) -> int:
-    """The status mct_tally_end_batch gives for a batch's flag word and bins,
-    in its order: a dropped key, then an overflow, then a NaN or infinity
-    (a flag of fixed, or a bin that holds one)."""
-    if flags & _ext.FLAG_OUT_OF_RANGE:
-        return MctallyError._codes["BIN_OUT_OF_RANGE"]
-    if flags & _ext.FLAG_OVERFLOW:
-        return MctallyError._codes["OVERFLOW"]
-    if nonfinite or flags & _ext.FLAG_NONFINITE:
-        return MctallyError._codes["NONFINITE_VALUE"]
-    return 0
+#: The statuses mct_tally_take_sums gives for a bad batch: the tally is clean
+#: again (bins and flags zeroed) and goes back to the cache.
+_BATCH_STATUSES = frozenset(MctallyError._codes[k] for k in ("BIN_OUT_OF_RANGE", "OVERFLOW", "NONFINITE_VALUE"))
 
 
 class _Cached:
-    """A tally of scatter_add's, with views of its storage (the open batch's
-    bins and flag word, ``_ext.Tally.storage``) in each array library that has
-    read it. Between calls its bins and flags are zero."""
+    """A tally of scatter_add's (``tally``) and its extension object (``ext``),
+    looked up once. Between calls its bins and flags are zero."""
 
-    __slots__ = ("tally", "fixed", "scale", "defers", "views")
+    __slots__ = ("tally", "ext")
 
     def __init__(self, tally: Tally) -> None:
         self.tally = tally
-        self.fixed = tally.method == "fixed"
-        self.scale = math.ldexp(1.0, -tally.frac_bits)  # fixed: a bin holds round(sum * 2^frac_bits)
-        self.defers = tally.method in ("sort_reduce", "replicated")  # bins complete only after a flush
-        self.views: Dict[str, Tuple[Any, ...]] = {}
+        self.ext = tally._t
 
     def close(self) -> None:
-        self.views.clear()  # the views point into the tally's memory: gone first
         self.tally.close()
-
-    def flush(self) -> None:
-        _check(self.tally._t.flush(), "scatter_add")
-
-    def view(self, lib: str) -> Tuple[Any, ...]:
-        v = self.views.get(lib)
-        if v is not None:
-            return v
-        bins, flags = self.tally._t.storage()
-        if lib == "numpy":
-            v = (np.asarray(bins), np.asarray(flags))
-        elif lib == "torch":
-            torch = _arrays.torch_info().torch
-            b, f = torch.from_dlpack(bins), torch.from_dlpack(flags)
-            chk = torch.empty(2, dtype=torch.float64, device=b.device)  # (sum of the bins, flag word): one read back
-            v = (b, f, chk, chk[0:1], chk[1:2])
-        else:
-            import cupy
-
-            with cupy.cuda.Device(self.tally._desc[4]):
-                b, f = cupy.from_dlpack(bins), cupy.from_dlpack(flags)
-                chk = cupy.empty(2, dtype=cupy.float64)
-            v = (b, f, chk, chk[0:1], chk[1:2])
-        self.views[lib] = v
-        return v
-
-
-# Each reader takes the batch out of a cached tally with the input's library,
-# on the tally's stream (the caller's current one), in place of
-# mct_tally_end_batch + mct_tally_sums: it waits for the flag word and, for the
-# float methods, whether every bin is finite (on the GPU: the bins' sum, read
-# back with the flag word, is finite when they all are; only a sum that is
-# not is followed by the test bin by bin), and turns them into end_batch's
-# status. Then the sums go into `out` (float64, the
-# bins' shape and device) or a new array: the float methods' f64 bins copied,
-# fixed's int64 bins converted to float64 and multiplied by 2^-frac_bits (the
-# C API's conversion; exact, so the bits are mct_tally_sums's), and the bins
-# are zeroed for the next call. On an error the bins and flags are zeroed and
-# waited for, and the status returned. Returns (sums or None, status).
-
-
-def _read_numpy(e: _Cached, out: Any) -> Tuple[Any, int]:
-    bins, flags = e.views.get("numpy") or e.view("numpy")
-    if e.defers:
-        e.flush()
-    code = int(flags[0])
-    nonfinite = not e.fixed and not np.isfinite(bins).all()  # exact, and without NumPy's overflow warnings
-    if code or nonfinite:
-        bins.fill(0)
-        flags[0] = 0
-        return None, _batch_status(code, nonfinite)
-    direct = type(out) is np.ndarray and out.dtype == np.float64 and out.shape == bins.shape
-    if e.fixed:
-        res = np.multiply(bins, e.scale, out=out if direct else None)
-    elif direct:
-        np.copyto(out, bins)
-        res = out
-    else:
-        res = bins.copy()
-    bins.fill(0)
-    return res, 0
-
-
-def _read_torch(e: _Cached, out: Any) -> Tuple[Any, int]:
-    torch = _arrays.torch_info().torch
-    bins, flags, chk, chk_sum, chk_flags = e.views.get("torch") or e.view("torch")
-    if e.defers:
-        e.flush()
-    try:
-        if e.fixed:
-            code, nonfinite = int(flags.item()), False
-        else:
-            torch.sum(bins, 0, keepdim=True, out=chk_sum)
-            chk_flags.copy_(flags)
-            s, f = chk.tolist()
-            code = int(f)
-            nonfinite = not math.isfinite(s) and not bool(torch.isfinite(bins).all())
-    except RuntimeError as ex:  # a failed kernel on the stream (the C API's end_batch says CUDA_ERROR)
-        if not e.tally._cuda:
-            raise
-        raise MctallyError("CUDA_ERROR", f"scatter_add: {ex}") from ex
-    if code or nonfinite:
-        bins.zero_()
-        flags.zero_()
-        flags.item()
-        return None, _batch_status(code, nonfinite)
-    direct = (isinstance(out, torch.Tensor) and out.dtype is torch.float64 and out.shape == bins.shape
-              and out.device == bins.device)
-    if direct:
-        res = out.copy_(bins)
-    else:
-        res = bins.to(torch.float64) if e.fixed else bins.clone()
-    if e.fixed:
-        res.mul_(e.scale)
-    bins.zero_()
-    return res, 0
-
-
-def _read_cupy(e: _Cached, out: Any) -> Tuple[Any, int]:
-    import cupy
-
-    bins, flags, chk, chk_sum, chk_flags = e.view("cupy")
-    with cupy.cuda.Device(e.tally._desc[4]):
-        if e.defers:
-            e.flush()
-        if e.fixed:
-            code, nonfinite = int(flags.get()[0]), False
-        else:
-            cupy.sum(bins, keepdims=True, out=chk_sum)
-            chk_flags[...] = flags
-            s, f = chk.get().tolist()
-            code = int(f)
-            nonfinite = not math.isfinite(s) and not bool(cupy.isfinite(bins).all())
-        if code or nonfinite:
-            bins.fill(0)
-            flags.fill(0)
-            flags.get()
-            return None, _batch_status(code, nonfinite)
-        direct = (isinstance(out, cupy.ndarray) and out.dtype == cupy.float64 and out.shape == bins.shape
-                  and out.device.id == bins.device.id)
-        if e.fixed:
-            res = cupy.multiply(bins, e.scale, out=out if direct else None)
-        elif direct:
-            cupy.copyto(out, bins)
-            res = out
-        else:
-            res = bins.copy()
-        bins.fill(0)
-    return res, 0
-
-
-_READERS = {"numpy": _read_numpy, "torch": _read_torch, "cupy": _read_cupy}
 
 
 class ScatterAddCache:
@@ -583,15 +431,20 @@ class ScatterAddCache:
     def _give(self, key: Hashable, e: Optional[_Cached], hit: bool) -> None:
         """Counts the call and keeps its tally e (None: the call failed and
         freed it), unless the key is idle already or nothing is kept."""
-        evicted = [] if e is None else [e]
         with self._lock:
             if hit:
                 self.hits += 1
             else:
                 self.misses += 1
-            if e is not None and self._max_size > 0 and key not in self._idle:
+            if e is None:
+                return
+            if self._max_size > 0 and key not in self._idle:
                 self._idle[key] = e
+                if len(self._idle) <= self._max_size:
+                    return
                 evicted = self._trim()
+            else:
+                evicted = [e]
         for x in evicted:
             x.close()
 
@@ -614,39 +467,83 @@ scatter_add_cache = ScatterAddCache()
 atexit.register(scatter_add_cache.clear)
 
 
-def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, out: Any, key: Tuple) -> Any:
+def _result_array(lib: str, out: Any, bins: int, values: Any, dev: Optional[int]) -> Any:
+    """Where a cached call writes its sums: ``out`` when it is already a
+    C-contiguous float64 array of ``bins`` elements of the input's library on
+    the input's device, else a new array there (that out is then filled from)."""
+    if lib == "numpy":
+        if out is None or not (type(out) is np.ndarray and out.dtype is _F64 and out.shape == (bins,)
+                               and out.flags.c_contiguous and out.flags.writeable):
+            return np.empty(bins)
+        return out
+    if lib == "torch":
+        if out is None:
+            return values.new_empty(bins)  # float64 on the values' device, on the current stream
+        torch = _arrays.torch_info().torch
+        if (isinstance(out, torch.Tensor) and out.dtype is torch.float64 and out.shape == (bins,)
+                and out.is_contiguous() and not out.requires_grad and out.device == values.device):
+            return out
+        return values.new_empty(bins)
+    cupy = _arrays.cupy_info().cupy
+    if (isinstance(out, cupy.ndarray) and out.dtype is _F64 and out.shape == (bins,) and out.flags.c_contiguous
+            and out.device.id == dev):
+        return out
+    if cupy.cuda.runtime.getDevice() == dev:
+        return cupy.empty(bins)
+    with cupy.cuda.Device(dev):
+        return cupy.empty(bins)
+
+
+def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[int], out: Any, key: Tuple) -> Any:
+    """One call on the cached tally of `key`: one extension call adds the
+    arrays and takes the batch's sums into the result (mct_tally_take_sums: the
+    bins checked and read where they are, the flag word read once, the bins
+    zeroed for the next call)."""
     cache = scatter_add_cache
-    e = cache._take(key)
+    e = cache._idle.pop(key, None)  # ScatterAddCache._take, inline: one atomic pop
     hit = e is not None
     if not hit:
         bins, dtype, method, det, frac_bits, backend, device, pattern = key
         e = _Cached(Tally(bins, dtype, method, backend, det, device=device, frac_bits=frac_bits, key_pattern=pattern))
     try:
-        if lib == "numpy":
-            st = e.tally._t.add(keys, values, 1)
-            if st:
-                _check(st, "scatter_add")
+        if out is None and lib == "torch":
+            res = values.new_empty(key[0])  # float64 on the values' device, on the current stream
         else:
-            e.tally._submit(lib, keys, values, n, 1, "scatter_add")
-        res, status = _READERS[lib](e, out)
+            res = _result_array(lib, out, key[0], values, dev)
+        if lib == "numpy":
+            st = e.ext.add_take(keys, values, res)
+        elif dev is None:  # PyTorch CPU tensors
+            st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CPU, 0, res.data_ptr())
+        else:  # GPU arrays on the cuda backend, on the caller's stream
+            e.tally._use_stream(keys, lib, dev, "scatter_add")
+            if lib == "torch":
+                st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CUDA, dev, res.data_ptr())
+            else:
+                st = e.ext.add_take_pointers(keys.data.ptr, values.data.ptr, n, _DL_CUDA, dev, res.data.ptr)
     except BaseException:
-        # The bins may hold part of this call: the tally is not reused.
         e.close()
         cache._give(key, None, hit)
         raise
+    if st and st not in _BATCH_STATUSES:
+        # The add failed: the bins may hold part of this call, the tally is not reused.
+        e.close()
+        cache._give(key, None, hit)
+        _check(st, "scatter_add")
     cache._give(key, e, hit)
-    if status:
-        raise MctallyError(_ext.status_name(status), f"scatter_add: {_ext.status_string(status)}", status)
+    if st:
+        _check(st, "scatter_add")
     return res
 
 
 def _scatter_add_batch(lib: str, keys: Any, values: Any, n: int, key: Tuple) -> Any:
     """scatter_add through a tally of its own and the C API's batch statistics
     (mct_tally_end_batch, mct_tally_sums; host memory): for the inputs whose
-    library cannot read the tally's memory in place."""
+    memory is not the tally's (host arrays with backend="cuda", GPU arrays on a
+    host backend) and bare __cuda_array_interface__ objects, whose library
+    cannot hold the result."""
     bins, dtype, method, det, frac_bits, backend, device, pattern = key
     with Tally(bins, dtype, method, backend, det, device=device, frac_bits=frac_bits, key_pattern=pattern) as t:
-        t._submit(lib, keys, values, n, 1, "scatter_add")
+        t._submit(lib, keys, values, n, 1, _arrays.device_of(values, lib), "scatter_add")
         t.end_batch(1)
         host = t.sums()
     return _arrays.to_library(host, lib, values) if lib in ("torch", "cupy") else host
@@ -693,18 +590,22 @@ def scatter_add(
     (``NONFINITE_VALUE``), a bad dtype or a GPU array on the wrong device.
 
     The tally is kept for the next call of the same shape
-    (:data:`scatter_add_cache`), and the sums are read where the tally keeps
-    them, by the input's own library, on the caller's stream: no batch
-    statistics, no trip through host memory. The one exception: arrays whose
-    library cannot address the tally's memory (host arrays with
-    ``backend="cuda"``, bare ``__cuda_array_interface__`` objects) go through
-    a tally of their own and the C API's batch statistics.
+    (:data:`scatter_add_cache`), and a call on it is one call of the C API's
+    adds and ``mct_tally_take_sums``, which checks the batch, writes its sums
+    into the result where the tally keeps them (a new array of the input's
+    library, or ``out`` when it is one already) and zeroes the bins, on the
+    caller's stream: no batch statistics, no trip through host memory, one
+    read of the batch's flag word. The one exception: arrays whose memory is
+    not the tally's (host arrays with ``backend="cuda"``, bare
+    ``__cuda_array_interface__`` objects) go through a tally of their own and
+    the C API's batch statistics. ``deterministic=True`` without ``frac_bits``
+    also reads ``max|values|`` back from the device on every call.
     """
-    lib, keys, values, n = _arrays.prepare(keys, values, 1, MctallyError, "scatter_add")
-    bins = _bins_arg(bins)
-    kind, ordinal = ("cpu", 0) if lib == "numpy" else _arrays.device_of(values, lib)
+    lib, keys, values, n, dev = _arrays.prepare(keys, values, 1, MctallyError, "scatter_add")
+    if type(bins) is not int:
+        bins = _bins_arg(bins)
     if backend == "auto":
-        backend = "cuda" if kind == "cuda" else "cpu"
+        backend = "cpu" if dev is None else "cuda"
     det = None
     if deterministic:
         if method not in ("auto", "fixed"):
@@ -714,11 +615,11 @@ def scatter_add(
             if lib == "cai":
                 raise MctallyError("INVALID_VALUE", "scatter_add: give frac_bits for __cuda_array_interface__ arrays")
             frac_bits = _frac_bits_for(values, lib, n)
-    key = (bins, "f64", method, det, frac_bits, backend, max(ordinal, 0), key_pattern)
-    if lib == "cai" or (backend == "cuda") != (kind == "cuda"):
+    key = (bins, "f64", method, det, frac_bits, backend, dev if dev is not None and dev > 0 else 0, key_pattern)
+    if lib == "cai" or (backend == "cuda") != (dev is not None):
         res = _scatter_add_batch(lib, keys, values, n, key)
     else:
-        res = _scatter_add_cached(lib, keys, values, n, out, key)
+        res = _scatter_add_cached(lib, keys, values, n, dev, out, key)
         if res is out:
             return out
     if out is None:

@@ -3,9 +3,12 @@
 // Every call that can fail returns the C status as an int; the Python layer
 // (mctally/_core.py) turns a non-zero status into mctally.MctallyError with the
 // status's name and message, so the error rules live in one place. Arrays
-// arrive through DLPack (nanobind's ndarray: NumPy, CuPy, JAX), or as pointers
-// the Python layer has checked (PyTorch tensors), without copies; the checks
-// here are the ones that need the DLPack metadata (device, dtype, layout).
+// arrive without copies: host arrays (NumPy) through the buffer protocol, other
+// array objects through DLPack (nanobind's ndarray), or as pointers the Python
+// layer has checked (PyTorch tensors, CuPy arrays: no DLPack capsule per call);
+// the checks here are the ones that need the array's own metadata (device,
+// element type, layout). scatter_add's per-call work is one call here
+// (add_take*: the add, then mct_tally_take_sums into the result array).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -14,6 +17,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -38,26 +42,97 @@ int fail(mct_status_t st, std::string msg) {
     return (int)st;
 }
 
-// A 1-d view of an ndarray argument: pointer, length, stride in elements.
+// What an array argument holds: its element type, its elements (when it is
+// C-contiguous and at least 1-d: data[0 .. n)) and where they live (DLPack's
+// device type and ordinal).
+enum class Elem { U32, I32, F64, Other };
+
 struct Flat {
-    const void* data;
-    int64_t n;
-    int64_t stride;
+    void* data = nullptr;
+    int64_t n = 0;
+    Elem elem = Elem::Other;
+    bool contiguous = false;
+    int dev_type = kCPU, dev_id = 0;
 };
 
-bool flat_of(const nb::ndarray<>& a, Flat* out) {
-    if (a.ndim() == 0) return false;
-    // C-contiguous, any shape: the elements are data[0 .. size).
-    int64_t expect = 1;
-    for (size_t d = a.ndim(); d-- > 0;) {
-        if (a.shape(d) != 1 && a.stride(d) != expect) return false;
-        expect *= (int64_t)a.shape(d);
+// C order, any shape: element i at offset i (strides in elements, or bytes
+// with `unit` the element size).
+template <typename Shape, typename Stride>
+bool c_contiguous(size_t ndim, Shape shape, Stride stride, int64_t unit) {
+    if (ndim == 0) return false;
+    int64_t expect = unit;
+    for (size_t d = ndim; d-- > 0;) {
+        if ((int64_t)shape(d) != 1 && (int64_t)stride(d) != expect) return false;
+        expect *= (int64_t)shape(d);
     }
-    out->data = a.data();
-    out->n = (int64_t)a.size();
-    out->stride = 1;
     return true;
 }
+
+// The element type of a buffer-protocol format (struct module codes, native
+// or little-endian order on a little-endian host).
+Elem elem_of_format(const char* f, Py_ssize_t itemsize) {
+    if (!f) return Elem::Other;
+    const uint16_t one = 1;
+    const bool little = *(const uint8_t*)&one == 1;
+    if (*f == '@' || *f == '=' || (*f == '<' && little)) ++f;
+    if (!f[0] || f[1]) return Elem::Other;
+    if (itemsize == 4 && std::strchr("BHILQN", f[0])) return Elem::U32;
+    if (itemsize == 4 && std::strchr("bhilqn", f[0])) return Elem::I32;
+    if (itemsize == 8 && f[0] == 'd') return Elem::F64;
+    return Elem::Other;
+}
+
+Elem elem_of_dtype(nb::dlpack::dtype t) {
+    if (t == nb::dtype<uint32_t>()) return Elem::U32;
+    if (t == nb::dtype<int32_t>()) return Elem::I32;
+    if (t == nb::dtype<double>()) return Elem::F64;
+    return Elem::Other;
+}
+
+// One array argument, held while the call runs: an object with the buffer
+// protocol is host memory read through it (NumPy's export makes no Python
+// object per call); any other object is imported through DLPack.
+class ArrayArg {
+public:
+    ArrayArg() = default;
+    ArrayArg(const ArrayArg&) = delete;
+    ArrayArg& operator=(const ArrayArg&) = delete;
+    ~ArrayArg() {
+        if (held_) PyBuffer_Release(&buf_);
+    }
+    // 0, or INVALID_VALUE with the message set (`what` names the argument).
+    int load(nb::handle h, bool writable, const char* what, Flat* f) {
+        if (PyObject_CheckBuffer(h.ptr())) {
+            const int flags = PyBUF_FORMAT | PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0);
+            if (PyObject_GetBuffer(h.ptr(), &buf_, flags) != 0) {
+                PyErr_Clear();
+                return fail(MCT_STATUS_INVALID_VALUE, std::string(what) + (writable ? " must be a writable array" : " cannot be read as an array"));
+            }
+            held_ = true;
+            f->data = buf_.buf;
+            f->n = buf_.itemsize > 0 ? (int64_t)(buf_.len / buf_.itemsize) : 0;
+            f->elem = elem_of_format(buf_.format, buf_.itemsize);
+            f->contiguous = c_contiguous((size_t)buf_.ndim, [&](size_t d) { return buf_.shape[d]; },
+                                         [&](size_t d) { return buf_.strides[d]; }, (int64_t)buf_.itemsize);
+            f->dev_type = kCPU, f->dev_id = 0;
+            return 0;
+        }
+        if (!nb::try_cast(h, nd_))
+            return fail(MCT_STATUS_INVALID_VALUE, std::string(what) + " must be an array (buffer protocol or DLPack)");
+        f->data = (void*)nd_.data();
+        f->n = (int64_t)nd_.size();
+        f->elem = elem_of_dtype(nd_.dtype());
+        f->contiguous = c_contiguous(nd_.ndim(), [&](size_t d) { return nd_.shape(d); },
+                                     [&](size_t d) { return nd_.stride(d); }, 1);
+        f->dev_type = nd_.device_type(), f->dev_id = nd_.device_id();
+        return 0;
+    }
+
+private:
+    Py_buffer buf_{};
+    bool held_ = false;
+    nb::ndarray<nb::ro> nd_;
+};
 
 class Tally {
 public:
@@ -101,22 +176,35 @@ int check_device(const Tally& s, int dev, int dev_id, bool* on_device) {
     return fail(MCT_STATUS_NOT_SUPPORTED, "arrays of DLPack device type " + std::to_string(dev) + " are not supported");
 }
 
-int check_arrays(const Tally& s, const nb::ndarray<>& keys, const nb::ndarray<>& values, int width, Flat* k, Flat* v,
-                 bool* on_device) {
+int check_arrays(const Tally& s, const Flat& k, const Flat& v, int width, bool* on_device) {
     // int32 keys are read as their bits: a negative key is >= 2^31 as uint32,
     // past the last bin of any tally (bins <= 2^31), so it is reported.
-    if (keys.dtype() != nb::dtype<uint32_t>() && keys.dtype() != nb::dtype<int32_t>())
+    if (k.elem != Elem::U32 && k.elem != Elem::I32)
         return fail(MCT_STATUS_INVALID_VALUE, "keys must be uint32 or int32 (convert with the array's own library first)");
-    if (values.dtype() != nb::dtype<double>())
-        return fail(MCT_STATUS_INVALID_VALUE, "values must be float64");
-    if (!flat_of(keys, k)) return fail(MCT_STATUS_INVALID_VALUE, "keys must be C-contiguous and at least 1-d");
-    if (!flat_of(values, v)) return fail(MCT_STATUS_INVALID_VALUE, "values must be C-contiguous and at least 1-d");
-    if (v->n != k->n * (int64_t)width)
-        return fail(MCT_STATUS_INVALID_VALUE, "values must hold width values per key (" + std::to_string(k->n) + " keys x " +
-                                                  std::to_string(width) + ", got " + std::to_string(v->n) + ")");
-    if (keys.device_type() != values.device_type() || keys.device_id() != values.device_id())
+    if (v.elem != Elem::F64) return fail(MCT_STATUS_INVALID_VALUE, "values must be float64");
+    if (!k.contiguous) return fail(MCT_STATUS_INVALID_VALUE, "keys must be C-contiguous and at least 1-d");
+    if (!v.contiguous) return fail(MCT_STATUS_INVALID_VALUE, "values must be C-contiguous and at least 1-d");
+    if (v.n != k.n * (int64_t)width)
+        return fail(MCT_STATUS_INVALID_VALUE, "values must hold width values per key (" + std::to_string(k.n) + " keys x " +
+                                                  std::to_string(width) + ", got " + std::to_string(v.n) + ")");
+    if (k.dev_type != v.dev_type || k.dev_id != v.dev_id)
         return fail(MCT_STATUS_INVALID_VALUE, "keys and values are on different devices");
-    return check_device(s, keys.device_type(), keys.device_id(), on_device);
+    return check_device(s, k.dev_type, k.dev_id, on_device);
+}
+
+// A take's destination: one float64 per bin, C-contiguous, in the tally's
+// own memory (its GPU on cuda, host memory on cpu and emulated).
+int check_out(const Tally& s, const Flat& o) {
+    mct_tally_desc_t d;
+    mct_tally_get_desc(s.t, &d);
+    if (o.elem != Elem::F64 || !o.contiguous || o.n != d.bins)
+        return fail(MCT_STATUS_INVALID_VALUE, "out must be a C-contiguous float64 array of " + std::to_string(d.bins) + " elements");
+    const bool gpu = o.dev_type == kCUDA || o.dev_type == kCUDAManaged;
+    const bool host = o.dev_type == kCPU || o.dev_type == kCUDAHost;
+    if (d.backend == MCT_BACKEND_CUDA ? !(gpu && (o.dev_id < 0 || o.dev_id == d.device)) : !host)
+        return fail(MCT_STATUS_INVALID_VALUE, std::string("out must be in the tally's memory (") +
+                                                  (d.backend == MCT_BACKEND_CUDA ? "cuda:" + std::to_string(d.device) : "host") + ")");
+    return 0;
 }
 
 // n keys and n * width values, in the backend's memory (on_device) or on the
@@ -138,21 +226,16 @@ int add_checked(Tally& s, const uint32_t* kp, const double* vp, int64_t n, int w
     return (int)st;
 }
 
-// The DLPack element type of one bin as the method stores it (mct_tally.h:
-// the value type; int64 for fixed; (f32 sum, f32 compensation) for Kahan).
-nb::dlpack::dtype storage_dtype(mct_method_t method, mct_dtype_t dtype, size_t* width) {
-    *width = 1;
-    if (method == MCT_METHOD_FIXED) return nb::dtype<int64_t>();
-    if (method == MCT_METHOD_KAHAN || method == MCT_METHOD_KAHAN_NAIVE) {
-        *width = 2;
-        return nb::dtype<float>();
-    }
-    switch (dtype) {
-    case MCT_DTYPE_I32: return nb::dtype<int32_t>();
-    case MCT_DTYPE_U64: return nb::dtype<uint64_t>();
-    case MCT_DTYPE_F32: return nb::dtype<float>();
-    default: return nb::dtype<double>();
-    }
+// One scatter-add: n keys and values in the backend's memory added, then the
+// batch taken into `out` (the tally's memory) by mct_tally_take_sums, which
+// zeroes the bins for the next call. A status from the add comes before the
+// take; the take's own (BIN_OUT_OF_RANGE, OVERFLOW, NONFINITE_VALUE) leave the
+// tally clean and `out` untouched.
+int add_take(Tally& s, const uint32_t* kp, const double* vp, int64_t n, double* out) {
+    nb::gil_scoped_release nogil;
+    mct_status_t st = n > 0 ? mct_tally_add_device(s.t, kp, vp, n) : MCT_STATUS_SUCCESS;
+    if (!st) st = mct_tally_take_sums(s.t, out);
+    return (int)st;
 }
 
 }  // namespace
@@ -161,10 +244,6 @@ NB_MODULE(_mctally, m) {
     m.doc() = "Low-level binding of the mctally C API; use the mctally package instead.";
 
     m.def("version", []() { return std::string(mct_version()); });
-    // The flag word's bits (mct_tally.h), for a reader of Tally.storage().
-    m.attr("FLAG_OVERFLOW") = MCT_TALLY_FLAG_OVERFLOW;
-    m.attr("FLAG_NONFINITE") = MCT_TALLY_FLAG_NONFINITE;
-    m.attr("FLAG_OUT_OF_RANGE") = MCT_TALLY_FLAG_OUT_OF_RANGE;
     m.def("status_name", [](int st) { return std::string(mct_status_name((mct_status_t)st)); });
     m.def("status_string", [](int st) { return std::string(mct_status_string((mct_status_t)st)); });
     m.def("last_message", []() { return g_message; });
@@ -309,23 +388,26 @@ NB_MODULE(_mctally, m) {
                  if (int e = check_open(s)) return e;
                  return (int)mct_tally_set_stream(s.t, (void*)stream);
              })
-        // add(keys, values, width): DLPack arrays; host arrays on a cuda tally go
-        // through mct_tally_add (staged copies), everything else through
-        // mct_tally_add_device[_grouped] in place.
+        // add(keys, values, width): array objects (ArrayArg); host arrays on a
+        // cuda tally go through mct_tally_add (staged copies), everything
+        // else through mct_tally_add_device[_grouped] in place.
         .def("add",
-             [](Tally& s, nb::ndarray<> keys, nb::ndarray<> values, int width) -> int {
+             [](Tally& s, nb::handle keys, nb::handle values, int width) -> int {
                  if (int e = check_open(s)) return e;
                  if (width < 1) return fail(MCT_STATUS_INVALID_VALUE, "width must be >= 1");
+                 ArrayArg ka, va;
                  Flat k, v;
                  bool on_device = false;
-                 if (int e = check_arrays(s, keys, values, width, &k, &v, &on_device)) return e;
+                 if (int e = ka.load(keys, false, "keys", &k)) return e;
+                 if (int e = va.load(values, false, "values", &v)) return e;
+                 if (int e = check_arrays(s, k, v, width, &on_device)) return e;
                  return add_checked(s, (const uint32_t*)k.data, (const double*)v.data, k.n, width, on_device);
              },
              nb::arg("keys"), nb::arg("values"), nb::arg("width"))
         // The same from raw pointers, for arrays whose dtype and layout the
-        // caller has checked (PyTorch tensors, which skip a DLPack export per
-        // call, and __cuda_array_interface__ producers): device_type is DLPack's,
-        // device_id < 0 when the producer does not say.
+        // caller has checked (PyTorch tensors and CuPy arrays, which skip a
+        // DLPack export per call, and __cuda_array_interface__ producers):
+        // device_type is DLPack's, device_id < 0 when the producer does not say.
         .def("add_pointers",
              [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int width, int device_type, int device_id) -> int {
                  if (int e = check_open(s)) return e;
@@ -336,29 +418,40 @@ NB_MODULE(_mctally, m) {
              },
              nb::arg("keys"), nb::arg("values"), nb::arg("n"), nb::arg("width"), nb::arg("device_type"),
              nb::arg("device_id"))
-        // (bins, flags): the open batch's bins as the method stores them
-        // (mct_tally_view_t.bins) and the batch's flag word (view.flags, as
-        // int32), as DLPack arrays over the tally's own memory (the cuda
-        // backend's GPU, host memory otherwise), for a caller that reads and
-        // zeroes them with the array's own library on the tally's stream
-        // instead of closing a batch (mct_tally_end_batch). Owned by the
-        // tally: valid while it is open, and for the package's use only.
-        .def("storage",
-             [](nb::handle self) -> nb::object {
-                 Tally& s = nb::cast<Tally&>(self);
-                 if (!s.t) return nb::none();
-                 mct_tally_view_t v;
-                 mct_tally_desc_t d;
-                 mct_tally_view(s.t, &v);
-                 mct_tally_get_desc(s.t, &d);
-                 const bool gpu = d.backend == MCT_BACKEND_CUDA;
-                 const int dev_type = gpu ? kCUDA : kCPU, dev_id = gpu ? d.device : 0;
-                 size_t shape[2] = {(size_t)v.nbins, 1}, one = 1;
-                 const nb::dlpack::dtype dt = storage_dtype(v.method, v.dtype, &shape[1]);
-                 nb::ndarray<nb::array_api> bins(v.bins, shape[1] > 1 ? 2 : 1, shape, self, nullptr, dt, dev_type, dev_id);
-                 nb::ndarray<nb::array_api> flags((void*)v.flags, 1, &one, self, nullptr, nb::dtype<int32_t>(), dev_type, dev_id);
-                 return nb::make_tuple(nb::cast(bins), nb::cast(flags));
-             })
+        // add_take(keys, values, out): scatter_add's call on a kept tally, in
+        // one: the add, then the batch's sums into `out` (float64, one per
+        // bin, in the tally's memory) and the bins zeroed (mct_tally_take_sums).
+        // The arrays must be in the tally's memory (no staging of host arrays
+        // on cuda: NOT_SUPPORTED).
+        .def("add_take",
+             [](Tally& s, nb::handle keys, nb::handle values, nb::handle out) -> int {
+                 if (int e = check_open(s)) return e;
+                 ArrayArg ka, va, oa;
+                 Flat k, v, o;
+                 bool on_device = false;
+                 if (int e = ka.load(keys, false, "keys", &k)) return e;
+                 if (int e = va.load(values, false, "values", &v)) return e;
+                 if (int e = oa.load(out, true, "out", &o)) return e;
+                 if (int e = check_arrays(s, k, v, 1, &on_device)) return e;
+                 if (!on_device) return fail(MCT_STATUS_NOT_SUPPORTED, "add_take needs the arrays in the tally's memory");
+                 if (int e = check_out(s, o)) return e;
+                 return add_take(s, (const uint32_t*)k.data, (const double*)v.data, k.n, (double*)o.data);
+             },
+             nb::arg("keys"), nb::arg("values"), nb::arg("out"))
+        // The same from pointers checked by the caller, as add_pointers; `out`
+        // is one float64 per bin in the same memory as the keys.
+        .def("add_take_pointers",
+             [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int device_type, int device_id,
+                uintptr_t out) -> int {
+                 if (int e = check_open(s)) return e;
+                 if (n < 0) return fail(MCT_STATUS_INVALID_VALUE, "n must be >= 0");
+                 bool on_device = false;
+                 if (int e = check_device(s, device_type, device_id, &on_device)) return e;
+                 if (!on_device) return fail(MCT_STATUS_NOT_SUPPORTED, "add_take needs the arrays in the tally's memory");
+                 return add_take(s, (const uint32_t*)keys, (const double*)values, n, (double*)out);
+             },
+             nb::arg("keys"), nb::arg("values"), nb::arg("n"), nb::arg("device_type"), nb::arg("device_id"),
+             nb::arg("out"))
         .def("flush",
              [](Tally& s) -> int {
                  if (int e = check_open(s)) return e;

@@ -60,6 +60,12 @@ typedef struct {
     mct_status_t (*to_device)(void* dst, const void* src, size_t bytes, void* stream);
     /** Compute capability as major * 10 + minor; 0 off the GPU. */
     int (*compute_capability)(int device);
+    /** mct_tally_take_sums's passes over the open batch's bins (take_bins.h),
+     * asynchronous on the stream: with dst NULL, checks every bin and raises
+     * in view->flags the bits mct__take_bin gives; with dst (nbins doubles in
+     * backend memory), writes each bin's float64 value there and zeroes the
+     * bins (called once the check found nothing: the flag word is zero). */
+    mct_status_t (*take_bins)(const mct_tally_view_t* view, double* dst, void* stream);
     /** Host memory that to_host fills fastest (page-locked on cuda), or NULL
      * (none to give, or none left: the caller uses malloc); freed by
      * host_release. NULL members where plain host memory is as fast. */

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "rounding_loss.h"
+#include "take_bins.h"
 #include "mctally/mct_combine.h"
 #include "mctally/mct_config.h"
 #include "mctally/mct_tally.h"
@@ -716,6 +717,37 @@ mct_status_t mct_tally_copy_sums(mct_tally_t t, mct_sums_t which, mct_dtype_t dt
         free(out);
     }
     return st;
+}
+
+/* The batch end of a caller that wants the batch's sums alone: the bins are
+ * checked where they are (one pass), the flag word read (the one
+ * synchronization), and then either converted into dst and zeroed (a second
+ * pass, asynchronous) or, for a batch with an error, zeroed without being
+ * read. No host copy of the bins, no statistics. */
+mct_status_t mct_tally_take_sums(mct_tally_t t, double* dst) {
+    if (!t || !dst) return MCT_STATUS_NULL_POINTER;
+    mct_tally_view_t v;
+    unsigned flags = 0;
+    mct_status_t st = mct_tally_flush(t);
+    if (!st) st = mct_tally_view(t, &v);
+    if (!st) st = t->ops->take_bins(&v, NULL, t->stream);
+    if (!st) st = t->ops->to_host(&flags, t->flags, sizeof flags, t->stream);
+    if (st) return st;
+    t->flags_seen |= flags & ~MCT__FLAG_BIN_NONFINITE;
+    if (flags) {
+        st = t->ops->zero(t->bins, bins_bytes(t), t->stream);
+        if (!st) st = t->ops->zero(t->flags, sizeof(unsigned), t->stream);
+    } else {
+        st = t->ops->take_bins(&v, dst, t->stream);
+    }
+    int64_t words = 0;
+    double* shadow = mct__loss_shadow(t->loss, 0, &words);
+    if (!st && shadow) st = t->ops->zero(shadow, (size_t)words * sizeof(double), t->stream);
+    if (st) return st;
+    if (flags & MCT_TALLY_FLAG_OUT_OF_RANGE) return MCT_STATUS_BIN_OUT_OF_RANGE;
+    if (flags & MCT_TALLY_FLAG_OVERFLOW) return MCT_STATUS_OVERFLOW;
+    if (flags & (MCT_TALLY_FLAG_NONFINITE | MCT__FLAG_BIN_NONFINITE)) return MCT_STATUS_NONFINITE_VALUE;
+    return MCT_STATUS_SUCCESS;
 }
 
 /* ---- Saved state (checkpoints) -------------------------------------------------

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cpu_backend.h"
+#include "../common/take_bins.h"
 #include "mctally/mct_arith.h"
 
 #ifdef _OPENMP
@@ -105,6 +106,42 @@ static mct_status_t cpu_reduce_replicas(void* bins, void* replicas, int64_t nbin
     return cpu_zero(replicas, (size_t)(nbins * nreplicas) * mct_dtype_size(dtype), stream);
 }
 
+/* Bins [lo, hi) of mct_tally_take_sums's check (dst NULL: the flag bits
+ * found) or take (dst: values written, bins zeroed). */
+static unsigned cpu_take_range(const mct_tally_view_t* v, double* dst, int64_t lo, int64_t hi) {
+    unsigned flags = 0;
+    double x;
+    if (!dst)
+        for (int64_t k = lo; k < hi; ++k) flags |= mct__take_bin(v, k, &x);
+    else
+        for (int64_t k = lo; k < hi; ++k) {
+            mct__take_bin(v, k, &dst[k]);
+            mct__zero_bin(v, k);
+        }
+    return flags;
+}
+
+/* Large tallies are read by OpenMP threads in chunks (each bin's result is
+ * the same); small ones in the calling thread, without a parallel region. */
+#define MCT__CPU_TAKE_CHUNK (INT64_C(1) << 18)
+
+static mct_status_t cpu_take_bins(const mct_tally_view_t* v, double* dst, void* stream) {
+    (void)stream;
+    const int64_t n = v->nbins, chunks = (n + MCT__CPU_TAKE_CHUNK - 1) / MCT__CPU_TAKE_CHUNK;
+    unsigned flags = 0;
+    if (chunks <= 1) {
+        flags = cpu_take_range(v, dst, 0, n);
+    } else {
+#pragma omp parallel for schedule(static) reduction(| : flags)
+        for (int64_t c = 0; c < chunks; ++c) {
+            const int64_t lo = c * MCT__CPU_TAKE_CHUNK, hi = lo + MCT__CPU_TAKE_CHUNK < n ? lo + MCT__CPU_TAKE_CHUNK : n;
+            flags |= cpu_take_range(v, dst, lo, hi);
+        }
+    }
+    if (!dst && flags) __atomic_fetch_or(v->flags, flags, __ATOMIC_RELAXED);
+    return MCT_STATUS_SUCCESS;
+}
+
 static int cpu_compute_capability(int device) {
     (void)device;
     return 0;
@@ -112,6 +149,6 @@ static int cpu_compute_capability(int device) {
 
 const mct__backend_ops_t mct__backend_cpu = {
     cpu_probe, cpu_mem_info, cpu_alloc, cpu_release, cpu_zero, cpu_synchronize, cpu_to_host, cpu_reduce_replicas,
-    mct__cpu_add_host, mct__cpu_add_device, mct__cpu_sort_reduce, cpu_to_host, cpu_compute_capability,
+    mct__cpu_add_host, mct__cpu_add_device, mct__cpu_sort_reduce, cpu_to_host, cpu_compute_capability, cpu_take_bins,
     NULL, NULL,
 };

@@ -10,6 +10,7 @@
 #include "device_check.cuh"
 #include "device_scratch.cuh"
 #include "kernels/kernel_replicas.cuh"
+#include "kernels/kernel_take_bins.cuh"
 #include "mctally/device/mct_launch.cuh"
 
 #if MCT_IS_EMULATED
@@ -188,6 +189,13 @@ static mct_status_t device_to_device(void* dst, const void* src, size_t bytes, v
     return st ? st : MCT_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)stream));
 }
 
+static mct_status_t device_take_bins(const mct_tally_view_t* view, double* dst, void* stream) {
+    const int64_t blocks = div_up(view->nbins, MCT_TAKE_THREADS);
+    MCT_LAUNCH(mct_kernel_take_bins, (unsigned)(blocks < 65535 ? blocks : 65535), MCT_TAKE_THREADS, 0,
+               (cudaStream_t)stream, *view, dst);
+    return MCT_LAUNCH_CHECK();
+}
+
 static int device_compute_capability(int device) {
 #if MCT_IS_EMULATED
     (void)device;
@@ -212,7 +220,7 @@ extern "C" const mct__backend_ops_t MCT__DEVICE_BACKEND_OPS = {
 #else
     mct__cuda_sort_reduce,
 #endif
-    device_to_device, device_compute_capability,
+    device_to_device, device_compute_capability, device_take_bins,
 #if MCT_IS_EMULATED
     NULL, NULL, /* the emulation's device memory is host memory */
 #else

@@ -116,6 +116,25 @@ class TestTorch:
             ref = _core._scatter_add_batch("torch", keys.to(torch.int32), values, keys.numel(), key)
             assert torch.equal(got.view(torch.int64), ref.view(torch.int64))
 
+    @pytest.mark.parametrize("method", ["atomic", "block_reduce", "warp_reduce", "shared", "wib", "sort_reduce",
+                                        "replicated", "fixed"])
+    def test_fast_path_equals_batch_path(self, method):
+        """The cached call (the add and mct_tally_take_sums on torch's stream,
+        into a new tensor and into out) against the batch path (a tally of its
+        own, end_batch and sums through host memory): the same bits, call after
+        call (whole-number values: exact for every method)."""
+        mctally.scatter_add_cache.clear()
+        kw = {"frac_bits": 30} if method == "fixed" else {}
+        key = (1000, "f64", method, None, kw.get("frac_bits"), "cuda", 0, "unknown")
+        for seed in range(3):
+            keys, values, bins = self.data(seed=20 + seed)
+            fast = mctally.scatter_add(keys, values, bins, method=method, **kw)
+            out = torch.full((bins,), -1.0, dtype=torch.float64, device="cuda")
+            assert mctally.scatter_add(keys, values, bins, method=method, out=out, **kw) is out
+            slow = _core._scatter_add_batch("torch", keys.to(torch.int32), values, keys.numel(), key)
+            for got in (fast, out):
+                assert torch.equal(got.view(torch.int64), slow.view(torch.int64)), (method, seed)
+
     def test_errors_from_a_cached_tally(self):
         keys, values, bins = self.data(n=1000, bins=64)
         ref = torch.zeros(64, dtype=torch.float64, device="cuda").index_add_(0, keys, values)
@@ -124,9 +143,11 @@ class TestTorch:
                               (values.masked_fill(keys == 3, float("inf")), "NONFINITE_VALUE")):
                 k, v = (bad, values) if bad.dtype != torch.float64 else (keys, bad)
                 mctally.scatter_add(keys, values, 64, **kw)
+                out = torch.full((64,), -1.0, dtype=torch.float64, device="cuda")
                 with pytest.raises(mctally.MctallyError) as e:
-                    mctally.scatter_add(k, v, 64, **kw)
+                    mctally.scatter_add(k, v, 64, out=out, **kw)
                 assert e.value.name == name
+                assert bool((out == -1.0).all())  # untouched by a call that fails
                 assert torch.equal(mctally.scatter_add(keys, values, 64, **kw), ref)
 
 
@@ -158,6 +179,21 @@ class TestCupy:
         with pytest.raises(mctally.MctallyError) as e:
             mctally.scatter_add(keys, values, 400)
         assert e.value.name == "BIN_OUT_OF_RANGE"
+
+    def test_fast_path_equals_batch_path(self):
+        """As TestTorch's: the cached call into a new array and into out
+        against the batch path, bitwise."""
+        rs = cupy.random.RandomState(7)
+        keys = rs.randint(0, 300, 50000).astype(cupy.int32)
+        values = rs.randint(-9, 9, 50000).astype(cupy.float64)
+        for method in ("atomic", "block_reduce", "fixed"):
+            fast = mctally.scatter_add(keys, values, 300, method=method)
+            out = cupy.full(300, -1.0)
+            assert mctally.scatter_add(keys, values, 300, method=method, out=out) is out
+            key = (300, "f64", method, None, None, "cuda", 0, "unknown")
+            slow = _core._scatter_add_batch("cupy", keys, values, 50000, key)
+            for got in (fast, out):
+                assert bool((got.view(cupy.int64) == slow.view(cupy.int64)).all()), method
 
     def test_deterministic(self):
         rs = cupy.random.RandomState(6)

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """mctally.scatter_add_cache: scatter_add's tallies kept between calls and read
-in place (no batch statistics). Reuse, eviction, clearing; a reused tally's
-results against np.bincount (whole-number values: exact in any order), the
-uncached C path (a tally of its own, mct_tally_end_batch and mct_tally_sums)
-and the CLI's accumulate (fixed: bitwise); errors raised from a reused tally,
-which is clean afterwards; calls from several threads at once. NumPy arrays on
-the host backends, and PyTorch CPU tensors where PyTorch is installed."""
+in place (mct_tally_take_sums, no batch statistics). Reuse, eviction,
+clearing; a reused tally's results against np.bincount (whole-number values:
+exact in any order), the uncached C path (a tally of its own,
+mct_tally_end_batch and mct_tally_sums) and the CLI's accumulate (fixed:
+bitwise); errors raised from a reused tally, which is clean afterwards; calls
+from several threads at once. NumPy arrays on the host backends, and PyTorch
+CPU tensors where PyTorch is installed."""
 import subprocess
 import sys
 import threading
@@ -179,6 +180,46 @@ def test_errors_from_a_reused_tally(cache, lib, backend):
             assert e.value.status == mctally.MctallyError._codes[name] and "scatter_add" in str(e.value)
             assert cache.hits == hits + 1  # raised from a cached tally, which was given back
             assert np.array_equal(_np(mctally.scatter_add(good_k, good_v, 4, backend=backend, **kw)), ref)
+
+
+@pytest.mark.parametrize("lib", LIBS)
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+@pytest.mark.parametrize("method", mctally.methods())
+def test_fast_path_equals_batch_path(cache, rng, lib, backend, method):
+    """A cached call (one extension call: the add, then mct_tally_take_sums
+    into the result) against the batch path on the same input (a tally of its
+    own, mct_tally_end_batch and mct_tally_sums through host memory): the same
+    bits, into a new array and into out, call after call; on whole-number
+    values for every method, and on random values for the methods whose order
+    of adds is fixed (run_to_run or bitwise); and the same error."""
+    if not mctally.method_supports(method, "f64", backend):
+        pytest.skip(f"{method} does not serve f64 on {backend}")
+    ordered = _core._ext.method_determinism(method, "f64") in ("run_to_run", "bitwise")
+    bins, n = 53, 5000
+    kw = {"frac_bits": 36} if method == "fixed" else {}
+    key = _key(bins, method, backend, None, kw.get("frac_bits"))
+    for call in range(4):
+        keys = rng.integers(0, bins, n).astype(np.uint32)
+        values = rng.integers(-99, 99, n).astype(np.float64)
+        if call % 2 and ordered:
+            values = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)
+        k, v = _to(lib, keys, values)
+        fast = mctally.scatter_add(k, v, bins, method=method, backend=backend, **kw)
+        out = _to(lib, np.full(bins, -1.0))[0]
+        assert mctally.scatter_add(k, v, bins, method=method, backend=backend, out=out, **kw) is out
+        slow = _core._scatter_add_batch("numpy", keys, values, n, key)
+        for got in (fast, out):
+            assert np.array_equal(_np(got).view(np.uint64), slow.view(np.uint64)), (call, method)
+        if call % 2 == 0:
+            assert np.array_equal(slow, np.bincount(keys, weights=values, minlength=bins))
+    assert cache.hits == 7 and cache.misses == 1
+    keys[7] = bins
+    k, v = _to(lib, keys, values)
+    with pytest.raises(mctally.MctallyError) as fast_error:
+        mctally.scatter_add(k, v, bins, method=method, backend=backend, **kw)
+    with pytest.raises(mctally.MctallyError) as slow_error:
+        _core._scatter_add_batch("numpy", keys, values, n, key)
+    assert fast_error.value.name == slow_error.value.name == "BIN_OUT_OF_RANGE"
 
 
 @pytest.mark.parametrize("lib", LIBS)
