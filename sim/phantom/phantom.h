@@ -41,8 +41,10 @@ typedef enum {
 
 /** Multiple scattering per condensed-history step, applied at a random point
  * of the step (see MCT_PH(mcs_one_minus_cos) in phantom_physics_body.inc). One
- * model: the modified Wentzel law with the exact first two Goudsmit-Saunderson
- * moments of screened Rutherford scattering over the step. */
+ * model: screened Rutherford scattering over the step, its few largest
+ * collisions drawn one by one and the rest as one Gaussian deflection, with
+ * Goudsmit-Saunderson's <1 - cos> (the modified Wentzel law for steps of more
+ * than a tenth of a transport mean free path). */
 typedef enum {
     MCT_PHANTOM_MCS_TRANSPORT = 0 /**< the only model (the problem file's `mcs = transport`) */
 } mct_phantom_mcs_t;

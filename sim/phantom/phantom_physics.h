@@ -45,6 +45,13 @@ extern "C" {
  * local memory (1 KiB in double). */
 #define MCT_PHANTOM_STACK 16
 #define MCT_PHANTOM_PI 3.14159265358979323846
+/** The multiple-scattering sampler (MCT_PH(mcs_one_minus_cos)): the mean
+ * number of a step's elastic collisions drawn one by one (those deflecting
+ * most), its exponential, and the longest step, in first transport mean free
+ * paths, that it splits so (longer ones use the modified Wentzel law). */
+#define MCT_PH_MCS_HARD 0.5
+#define MCT_PH_MCS_EXP_HARD 0.60653065971263342
+#define MCT_PH_MCS_MIXED_X1 0.1
 
 /* MCT_PH_COLD: a function the GPU compiles once and calls, instead of a copy
  * at every call site (MCT_INLINE): for code that many sites reach (the
@@ -85,6 +92,8 @@ enum {
     MCT_PH_T_MW_RATIO,      /**< logit grid: <u^2>/<u> of that Wentzel law */
     MCT_PH_T_MW_INV_LN_A,   /**< ratio grid: ln A of the Wentzel law whose <u^2>/<u> is 1/t, at t */
     MCT_PH_T_MW_INV_LN_M,   /**< ratio grid: ln <u> of that Wentzel law */
+    MCT_PH_T_MS_K,          /**< electron: the screened Rutherford cross section's scale K, dsigma/du = K/(u + eta)^2, cm2/g */
+    MCT_PH_T_MS_ETA,        /**< electron: the material's one screening parameter eta (K-weighted mean of ln eta_i) */
     MCT_PH_T_COUNT
 };
 

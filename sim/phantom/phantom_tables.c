@@ -4,8 +4,9 @@
  * branching, the class II electron quantities (Moller and bremsstrahlung
  * cross sections above the thresholds, the continuous stopping power below
  * them and its range table, inverted, the multiple-scattering transport mean
- * free paths), and reference values. Mass units (cm2/g, g/cm2): the
- * transport multiplies by the density (1 g/cm3 for the water cube). */
+ * free paths and the elastic cross section as one Wentzel law), and reference
+ * values. Mass units (cm2/g, g/cm2): the transport multiplies by the density
+ * (1 g/cm3 for the water cube). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -167,34 +168,56 @@ static void brems(const mct_ph_tables_t_f64* v, double t, double srad, double kc
     *soft = norm * brems_g_integral(v, kcut, etot);
 }
 
-/* Inverse first (order 1) or second (order 2) transport mean free path
- * (cm2/g) of an electron of kinetic energy t in the material, from the
- * screened Rutherford (Wentzel) cross sections of its elements, summed over
- * the atoms per gram, each element with its own screening parameter (the
- * atoms scatter independently, so the sum is exact for this model):
- * sigma1 = 2 pi Z(Z+1) re^2 (mc^2/(beta c p))^2 [ln(1 + 1/eta) - 1/(1 + eta)],
- * sigma2 = integral of (1 - P2(cos)) dsigma
- *        = 6 pi Z(Z+1) re^2 (mc^2/(beta c p))^2 [(1 + 2 eta) ln(1 + 1/eta) - 2],
- * with Moliere's screening parameter
+/* Screened Rutherford (Wentzel) scattering of an electron of kinetic energy
+ * t on element Z, in u = (1 - cos)/2: dsigma/du = k / (u + eta)^2 per atom,
+ * k = pi Z(Z+1) re^2 (mc^2/(beta c p))^2, with Moliere's screening parameter
  * eta = 1/4 (alpha Z^(1/3) mc^2 / (0.885 p c))^2 (1.13 + 3.76 (alpha Z / beta)^2). */
-static double inv_lambda(const material_t* m, double t, int order) {
+static void wentzel_of(double z, double t, double* k, double* eta) {
     const double alpha = 7.2973525693e-3;
     const double pc2 = t * (t + 2.0 * PH_MEC2), bcp = pc2 / (t + PH_MEC2), beta2 = pc2 / ((t + PH_MEC2) * (t + PH_MEC2));
+    const double a = alpha * cbrt(z) * PH_MEC2 / (0.885 * sqrt(pc2));
+    *eta = 0.25 * a * a * (1.13 + 3.76 * alpha * alpha * z * z / beta2);
+    *k = MCT_PHANTOM_PI * z * (z + 1.0) * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM * (PH_MEC2 / bcp) * (PH_MEC2 / bcp);
+}
+
+/* Inverse first (order 1) or second (order 2) transport mean free path
+ * (cm2/g) of an electron of kinetic energy t in the material, from the
+ * screened Rutherford cross sections of its elements (wentzel_of), summed over
+ * the atoms per gram, each element with its own screening parameter (the
+ * atoms scatter independently, so the sum is exact for this model):
+ * sigma1 = integral of 2u dsigma = 2 k [ln(1 + 1/eta) - 1/(1 + eta)],
+ * sigma2 = integral of 6u(1 - u) dsigma = 6 k [(1 + 2 eta) ln(1 + 1/eta) - 2]. */
+static double inv_lambda(const material_t* m, double t, int order) {
     double sum = 0.0;
     for (int i = 0; i < m->elements; ++i) {
-        const double z = m->z[i];
-        const double a = alpha * cbrt(z) * PH_MEC2 / (0.885 * sqrt(pc2));
-        const double eta = 0.25 * a * a * (1.13 + 3.76 * alpha * alpha * z * z / beta2);
+        double k, eta;
+        wentzel_of(m->z[i], t, &k, &eta);
         const double shape = order == 1 ? log(1.0 + 1.0 / eta) - 1.0 / (1.0 + eta)
                                         : (1.0 + 2.0 * eta) * log1p(1.0 / eta) - 2.0;
-        const double sigma = (order == 1 ? 2.0 : 6.0) * MCT_PHANTOM_PI * z * (z + 1.0) * MCT_PHANTOM_RE_CM *
-                             MCT_PHANTOM_RE_CM * (PH_MEC2 / bcp) * (PH_MEC2 / bcp) * shape;
-        sum += m->count[i] * sigma;
+        sum += m->count[i] * (order == 1 ? 2.0 : 6.0) * k * shape;
     }
     return m->scale * sum;
 }
 
-/* ---- The Wentzel law of the multiple-scattering sampler ------------------ *
+/* The material's cross section as one Wentzel law, for the hard collisions
+ * of the multiple-scattering sampler (MCT_PH(mcs_one_minus_cos)): the scale
+ * K = sum of the elements' k per gram (cm2/g), exact, since every element's
+ * cross section is K_i/u^2 above its screening angle; and one eta, ln eta =
+ * sum K_i ln eta_i / K, which gives the sum's 1/lambda1 to order eta (it
+ * enters as sum K_i ln(1/eta_i)). */
+static void wentzel_material(const material_t* m, double t, double* kk, double* eta) {
+    double ks = 0.0, kl = 0.0;
+    for (int i = 0; i < m->elements; ++i) {
+        double k, e;
+        wentzel_of(m->z[i], t, &k, &e);
+        ks += m->count[i] * k;
+        kl += m->count[i] * k * log(e);
+    }
+    *kk = m->scale * ks;
+    *eta = exp(kl / ks);
+}
+
+/* ---- The Wentzel law of the sampler's long steps ------------------------ *
  * W_A(u) = A (1 + A) / (u + A)^2 on u = (1 - cos)/2 in [0, 1]. Its moments
  * <u^k> = (1 + y) sum_j (j + 1) (-y)^j / (j + k + 1), y = 1/A, for A > 5
  * (the closed forms cancel there); below, in closed form with L = ln(1 + 1/A):
@@ -233,7 +256,7 @@ static double wentzel_ln_a(int which, double target) {
     return 0.5 * (lo + hi);
 }
 
-/* The sampler's tables (see MCT_PH(mcs_one_minus_cos)): on the logit grid,
+/* The tables of the sampler's long steps (MCT_PH(mcs_wentzel)): on the logit grid,
  * ln A and <u^2>/<u> of the Wentzel law with <u> = m; on the grid of t =
  * <u>/<u^2>, ln A and ln <u> of the law with that ratio. */
 static void build_wentzel(sim_phantom_tables_t* t) {
@@ -293,6 +316,7 @@ static void build_electron(sim_phantom_tables_t* t, const material_t* m, thresho
         table(t, MCT_PH_T_SIG_BREM)[i] = sb;
         table(t, MCT_PH_T_INV_LAMBDA1)[i] = inv_lambda(m, e, 1);
         table(t, MCT_PH_T_INV_LAMBDA2)[i] = inv_lambda(m, e, 2);
+        wentzel_material(m, e, &table(t, MCT_PH_T_MS_K)[i], &table(t, MCT_PH_T_MS_ETA)[i]);
         const double f = e / s_cont(m, &v, e, th);
         if (i == 0) {
             range[i] = estar_of(m, ESTAR_CSDA, e);
