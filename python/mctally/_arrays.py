@@ -5,6 +5,7 @@ library and only when needed (uint32/int32 keys and float64 values in C order
 pass through untouched)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
@@ -55,14 +56,10 @@ class _Torch:
         self.raw_stream = raw if raw is not None else (lambda d: torch.cuda.current_stream(d).cuda_stream)
 
 
-_torch_info: Optional[_Torch] = None
-
-
+@functools.lru_cache(maxsize=None)
 def torch_info() -> _Torch:
-    global _torch_info
-    if _torch_info is None:
-        _torch_info = _Torch()
-    return _torch_info
+    """PyTorch's handles, looked up on first use and kept."""
+    return _Torch()
 
 
 class _Cupy:
@@ -84,14 +81,10 @@ class _Cupy:
         self.raw_stream = current
 
 
-_cupy_info: Optional[_Cupy] = None
-
-
+@functools.lru_cache(maxsize=None)
 def cupy_info() -> _Cupy:
-    global _cupy_info
-    if _cupy_info is None:
-        _cupy_info = _Cupy()
-    return _cupy_info
+    """CuPy's handles, looked up on first use and kept."""
+    return _Cupy()
 
 
 def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, Any, Any, int, Optional[int]]:
@@ -125,7 +118,7 @@ def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, An
             raise err("INVALID_VALUE", f"{what}: keys ({lib}) and values ({vlib}) come from different libraries")
         dev = None
         if lib == "torch":
-            ti = _torch_info or torch_info()
+            ti = torch_info()
             kd = keys.dtype
             if not ((kd is ti.i32 or kd is ti.u32) and keys.is_contiguous()):
                 keys = as_keys(keys, lib, err)
@@ -190,9 +183,9 @@ def stream_of(x: Any, lib: str, dev: int) -> int:
     Asked on every add: the caller may change streams between calls
     (torch.cuda.stream(...))."""
     if lib == "torch":
-        return (_torch_info or torch_info()).raw_stream(dev)
+        return torch_info().raw_stream(dev)
     if lib == "cupy":
-        return (_cupy_info or cupy_info()).raw_stream(dev)
+        return cupy_info().raw_stream(dev)
     st = x.__cuda_array_interface__.get("stream")
     return int(st) if st is not None else 1  # 1: the legacy default stream (CAI v3)
 
