@@ -205,8 +205,8 @@ static pm_result_t run(const pm_options_t& o) {
             const unsigned blocks = (unsigned)(want < 65535 * 8 ? want : 65535 * 8);
             if (own_grid)
                 MCT_LAUNCH(pm_kernel<PM_FLOAT_ATOMIC>, blocks, block, 0, stream, p, count, view, grid);
-            else if ((typed = o.typed && launch_typed(view, blocks, block, stream, p, count, counting)))
-                ;
+            else if (o.typed && launch_typed(view, blocks, block, stream, p, count, counting))
+                typed = true;
             else if (counting)
                 MCT_LAUNCH(pm_kernel<PM_COUNT>, blocks, block, 0, stream, p, count, view, grid);
             else

@@ -97,11 +97,13 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
     /* The count table on the stack: a plan allocates nothing. */
     uint32_t table_key[CLASSIFY_SLOTS];
     uint16_t table_count[CLASSIFY_SLOTS];
-    int64_t slots = 1;
+    int64_t slots = 1, hottest = 0, present = 0;
     while (slots < 2 * m) slots *= 2;
-    int64_t hottest = 1, present = 1;
+    memset(table_count, 0, (size_t)slots * sizeof *table_count);
     for (int w = 0; w < windows; ++w) {
         const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
+        /* One count table over every window: the windows' keys are counted together. */
+        key_counts_add(k, window, table_key, table_count, slots, &hottest, &present);
         runs += 1;
         for (int64_t i = 1; i < window; ++i) {
             runs += k[i] != k[i - 1];
@@ -110,17 +112,6 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
         pairs += window - 1;
         for (int64_t v = 0; v < window; v += 32, ++warps)
             distinct_sum += warp_distinct(k + v, (v + 32 < window ? v + 32 : window) - v, slot_key, slot_stamp, ++stamp);
-    }
-    {
-        int64_t hw = 0, pw = 0;
-        memset(table_count, 0, (size_t)slots * sizeof *table_count);
-        /* One table over every window: the windows' keys are counted together. */
-        for (int w = 0; w < windows; ++w) {
-            const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
-            key_counts_add(k, window, table_key, table_count, slots, &hw, &pw);
-        }
-        hottest = hw > 0 ? hw : 1;
-        present = pw > 0 ? pw : 1;
     }
     out->distinct_per_warp = distinct_sum / (double)warps;
     out->mean_run = (double)m / (double)runs;

@@ -583,12 +583,20 @@ static cJSON* phantom_max_dose_json(const mct_phantom_params_t* p, const double*
 /* The standard errors a comparison with EGSnrc allows beyond its 2 % / 1 mm. */
 #define PHANTOM_COMPARE_K 3.0
 
-static cJSON* phantom_comparison_json(const mct_phantom_comparison_t* c) {
+/* The head every comparison with a reference writes: what it was compared with, the test, its k. */
+static cJSON* comparison_head(const char* reference, const char* test, double k) {
     cJSON* j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "reference", c->name);
-    cJSON_AddStringToObject(j, "test", "2 % of the maximum or 1 mm, plus k standard errors of the difference, at every "
-                                       "common slab with >= 5 % of the maximum");
-    cJSON_AddNumberToObject(j, "k", c->k);
+    cJSON_AddStringToObject(j, "reference", reference);
+    cJSON_AddStringToObject(j, "test", test);
+    cJSON_AddNumberToObject(j, "k", k);
+    return j;
+}
+
+static cJSON* phantom_comparison_json(const mct_phantom_comparison_t* c) {
+    cJSON* j = comparison_head(c->name,
+                               "2 % of the maximum or 1 mm, plus k standard errors of the difference, at every "
+                               "common slab with >= 5 % of the maximum",
+                               c->k);
     cJSON_AddNumberToObject(j, "points", c->points);
     cJSON_AddNumberToObject(j, "passed", c->passed);
     cJSON_AddNumberToObject(j, "worst_dose_difference", c->worst_diff);
@@ -623,11 +631,10 @@ static const mct_phantom_lateral_slab_t* lateral_worst(const mct_phantom_lateral
 }
 
 static cJSON* phantom_lateral_json(const mct_phantom_lateral_t* c) {
-    cJSON* j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "reference", c->name);
-    cJSON_AddStringToObject(j, "test", "in every annulus of a slab with >= 5 % of the slab's maximum: 2 % of that "
-                                       "maximum or 1 mm radially, plus k standard errors of the difference");
-    cJSON_AddNumberToObject(j, "k", c->k);
+    cJSON* j = comparison_head(c->name,
+                               "in every annulus of a slab with >= 5 % of the slab's maximum: 2 % of that maximum or "
+                               "1 mm radially, plus k standard errors of the difference",
+                               c->k);
     cJSON_AddStringToObject(j, "normalisation",
                             c->absolute ? "absolute: the reference's dose times scale against the run's, MeV/g per "
                                           "incident particle"
