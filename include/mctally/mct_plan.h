@@ -57,7 +57,10 @@ extern "C" {
  * descriptor; BACKEND_UNAVAILABLE (MEASURE without the backend). */
 MCT_API mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info);
 
-/** The plan of a created tally (source EXPLICIT for a named method). */
+/** The plan of a created tally (source EXPLICIT for a named method). The
+ * reasons are written on the first call (mct_tally_create plans without them,
+ * which is most of a plan's time), so that call is not safe beside another
+ * call on the same tally from another thread; later calls only copy. */
 MCT_API mct_status_t mct_tally_plan_info(mct_tally_t tally, mct_plan_info_t* info);
 
 /** The planner's conservative prediction of the relative rounding loss of one

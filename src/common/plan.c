@@ -92,7 +92,11 @@ typedef struct {
     const mct__backend_ops_t* ops; /* NULL when the backend is not here (estimate only) */
     size_t free_bytes;             /* backend memory free, 0 when unknown */
     char device[256];              /* the backend's device name, probed once */
+    int explain;                   /* write the reasons (why, reason); a plan without them is the same plan */
 } plan_ctx_t;
+
+/* A reason into `why`, when the plan explains itself (why != NULL). */
+#define WHY(...) (why ? (void)snprintf(why, size, __VA_ARGS__) : (void)0)
 
 /* 1 when `m` meets every need of the descriptor; else 0 and why. The facts
  * are the method table's (mct_method_supports, mct_method_determinism) and the
@@ -104,49 +108,50 @@ static int admissible(const plan_ctx_t* c, mct_method_t m, char* why, size_t siz
      * statuses. */
     const int named = d->method != MCT_METHOD_AUTO;
     if (!named && d->method_mask && !(d->method_mask & (1u << m))) {
-        snprintf(why, size, "not among the methods the caller can run");
+        WHY("not among the methods the caller can run");
         return 0;
     }
     if (!named && mct_method_supports(m, d->dtype, c->w.backend)) {
-        snprintf(why, size, "cannot serve %s on %s", mct_dtype_name(d->dtype), mct_backend_name(c->w.backend));
+        WHY("cannot serve %s on %s", mct_dtype_name(d->dtype), mct_backend_name(c->w.backend));
         return 0;
     }
     const mct_determinism_t det = mct_method_determinism(m, d->dtype);
     if (det < d->determinism) {
-        snprintf(why, size, "gives %s, %s needed", mct_determinism_name(det), mct_determinism_name(d->determinism));
+        WHY("gives %s, %s needed", mct_determinism_name(det), mct_determinism_name(d->determinism));
         return 0;
     }
     if (d->max_rel_loss > 0.0) {
         const double loss = mct_plan_rounding_loss(d->dtype, m, d->adds_per_bin, d->fixed_frac_bits);
         if (loss > d->max_rel_loss) {
             if (m == MCT_METHOD_FIXED)
-                snprintf(why, size, "rounding loss %.2g > %.2g (fixed point, %d fraction bits)", loss, d->max_rel_loss,
-                         d->fixed_frac_bits);
+                WHY("rounding loss %.2g > %.2g (fixed point, %d fraction bits)", loss, d->max_rel_loss,
+                    d->fixed_frac_bits);
             else if (d->adds_per_bin > 0.0)
-                snprintf(why, size, "predicted rounding loss %.2g > %.2g at %.3g adds per bin", loss, d->max_rel_loss,
-                         d->adds_per_bin);
+                WHY("predicted rounding loss %.2g > %.2g at %.3g adds per bin", loss, d->max_rel_loss,
+                    d->adds_per_bin);
             else
-                snprintf(why, size, "rounding loss up to %.2g > %.2g (adds per bin unknown)", loss, d->max_rel_loss);
+                WHY("rounding loss up to %.2g > %.2g (adds per bin unknown)", loss, d->max_rel_loss);
             return 0;
         }
     }
     const size_t smem = mct__plan_shared_bytes(m, d->dtype, d->bins);
     if (!named && c->w.backend != MCT_BACKEND_CPU && smem > MCT_BLOCK_TALLY_SMEM_LIMIT) {
-        snprintf(why, size, "%.3g KiB of bins do not fit a block's %d KiB of shared memory", (double)smem / 1024.0,
-                 MCT_BLOCK_TALLY_SMEM_LIMIT / 1024);
+        WHY("%.3g KiB of bins do not fit a block's %d KiB of shared memory", (double)smem / 1024.0,
+            MCT_BLOCK_TALLY_SMEM_LIMIT / 1024);
         return 0;
     }
     /* Replicated needs at least two copies beside the bins. */
     const double replica = (double)d->bins * (double)mct_method_storage_size(m, d->dtype);
     if (!named && m == MCT_METHOD_REPLICATED && c->free_bytes && 3.0 * replica > 0.5 * (double)c->free_bytes) {
-        snprintf(why, size, "no room for replicas (%.3g MB each)", replica / 1e6);
+        WHY("no room for replicas (%.3g MB each)", replica / 1e6);
         return 0;
     }
+    if (!why) return 1;
     const double loss = mct_plan_rounding_loss(d->dtype, m, d->adds_per_bin, d->fixed_frac_bits);
     if (d->max_rel_loss > 0.0)
-        snprintf(why, size, "%s; rounding loss <= %.2g", mct_determinism_name(det), loss);
+        WHY("%s; rounding loss <= %.2g", mct_determinism_name(det), loss);
     else
-        snprintf(why, size, "%s", mct_determinism_name(det));
+        WHY("%s", mct_determinism_name(det));
     return 1;
 }
 
@@ -187,10 +192,10 @@ static int rank_estimate(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_
             r[i].e.seconds_per_update = t;
             if (r[i].e.admissible && t < 0.0) {
                 r[i].e.admissible = 0;
-                snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
+                if (c->explain) snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
             }
             r[i].key = t >= 0.0 ? t : HUGE_VAL;
-            if (t >= 0.0) append_why(&r[i].e, " (%.3g ns/update, %s)", 1e9 * t, src);
+            if (t >= 0.0 && c->explain) append_why(&r[i].e, " (%.3g ns/update, %s)", 1e9 * t, src);
         }
     } else {
         static const mct_key_pattern_t kinds[] = {MCT_PATTERN_UNIFORM, MCT_PATTERN_SORTED, MCT_PATTERN_HOT};
@@ -209,15 +214,17 @@ static int rank_estimate(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_
                 if (t > tmax) tmax = t;
                 if (t >= 0.0 && best_t[k] < HUGE_VAL && t / best_t[k] > worst) worst = t / best_t[k];
             }
-            const char* src = NULL;
-            mct__plan_model(&c->w, MCT_PATTERN_UNIFORM, r[i].e.method, &src);
             if (r[i].e.admissible && !have) {
                 r[i].e.admissible = 0;
-                snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
+                if (c->explain) snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
             }
             r[i].e.seconds_per_update = have ? tmax : -1.0;
             r[i].key = have ? worst : HUGE_VAL;
-            if (have) append_why(&r[i].e, " (worst pattern %.3gx the best, %s)", worst, src);
+            if (have && c->explain) {
+                const char* src = NULL;
+                mct__plan_model(&c->w, MCT_PATTERN_UNIFORM, r[i].e.method, &src);
+                append_why(&r[i].e, " (worst pattern %.3gx the best, %s)", worst, src);
+            }
         }
     }
     for (int i = 0; i < n; ++i)
@@ -485,13 +492,18 @@ static void pattern_phrase(const mct_plan_info_t* info, char* out, size_t size) 
         snprintf(out, size, "%s keys", mct_key_pattern_name(info->pattern));
 }
 
-mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_name, mct_plan_info_t* info) {
+/* The plan. `given`: the facts of an earlier plan of the same descriptor, to
+ * make it again with its reasons (no sample, device, memory or wisdom read);
+ * NULL: a new plan, whose facts go to *learnt. */
+static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name, int explain,
+                             const mct__plan_facts_t* given, mct__plan_facts_t* learnt, mct_plan_info_t* info) {
     const double t0 = mct__plan_now();
     memset(info, 0, sizeof *info);
     info->mode = d->plan_mode;
     info->backend = d->backend;
     info->wisdom_status = MCT_STATUS_SUCCESS;
-    plan_ctx_t c = {d, {d->backend, d->bins, d->dtype, d->width, d->adds, omp_get_max_threads()}, NULL, 0, ""};
+    plan_ctx_t c = {d, {d->backend, d->bins, d->dtype, d->width, d->adds, given ? given->threads : omp_get_max_threads()},
+                    NULL, 0, "", explain || d->plan_mode == MCT_PLAN_MEASURE};
     c.ops = mct__backend_ops(d->backend);
     /* One device query per plan, none when the caller (mct_tally_create) has
      * made it: it is the slowest step of a plan from wisdom. */
@@ -505,13 +517,26 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
      * tally's replica reservation sizes itself to the memory there is. */
     size_t total = 0;
     const double replica_bytes = (double)d->bins * (double)mct_method_storage_size(MCT_METHOD_REPLICATED, d->dtype);
-    if (c.ops && replica_bytes >= MCT__PLAN_REPLICA_QUERY && c.ops->mem_info(d->device, &c.free_bytes, &total))
+    if (given)
+        c.free_bytes = given->free_bytes;
+    else if (c.ops && replica_bytes >= MCT__PLAN_REPLICA_QUERY && c.ops->mem_info(d->device, &c.free_bytes, &total))
         c.free_bytes = 0;
 
     /* The pattern: the sample's class, else the caller's hint. */
     mct__key_stats_t ks;
-    mct__plan_classify(d->key_sample, d->key_sample_n, d->bins / d->width, &ks);
-    info->pattern = d->key_sample_n > 0 ? ks.pattern : d->key_pattern;
+    if (given)
+        ks = given->keys;
+    else
+        mct__plan_classify(d->key_sample, d->key_sample_n, d->bins / d->width, &ks);
+    info->pattern = given ? given->pattern : d->key_sample_n > 0 ? ks.pattern : d->key_pattern;
+    if (learnt) {
+        memset(learnt, 0, sizeof *learnt);
+        learnt->asked = d->method;
+        learnt->keys = ks;
+        learnt->pattern = info->pattern;
+        learnt->free_bytes = c.free_bytes;
+        learnt->threads = c.w.threads;
+    }
     info->distinct_per_warp = ks.distinct_per_warp;
     info->mean_run = ks.mean_run;
     info->hot_share = ks.hot_share;
@@ -520,7 +545,8 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
     int n = 0, nadm = 0;
     if (d->method != MCT_METHOD_AUTO) {
         r[0].e.method = d->method;
-        r[0].e.admissible = admissible(&c, d->method, r[0].e.why, sizeof r[0].e.why);
+        r[0].e.why[0] = 0;
+        r[0].e.admissible = admissible(&c, d->method, c.explain ? r[0].e.why : NULL, sizeof r[0].e.why);
         r[0].e.seconds_per_update = -1.0;
         r[0].key = 0.0;
         fill_ranking(info, r, 1);
@@ -528,57 +554,68 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
         info->source = MCT_PLAN_SOURCE_EXPLICIT;
         info->seconds = mct__plan_now() - t0;
         if (!r[0].e.admissible) {
-            snprintf(info->reason, sizeof info->reason, "method %s named, but it %s", mct_method_name(d->method),
-                     r[0].e.why);
+            if (c.explain)
+                snprintf(info->reason, sizeof info->reason, "method %s named, but it %s", mct_method_name(d->method),
+                         r[0].e.why);
             return MCT_STATUS_UNSATISFIABLE;
         }
-        snprintf(info->reason, sizeof info->reason, "method %s named by the caller", mct_method_name(d->method));
+        if (c.explain)
+            snprintf(info->reason, sizeof info->reason, "method %s named by the caller", mct_method_name(d->method));
         return MCT_STATUS_SUCCESS;
     }
     for (int m = 0; m < MCT_METHOD_COUNT; ++m, ++n) {
         r[n].e.method = (mct_method_t)m;
-        r[n].e.admissible = admissible(&c, (mct_method_t)m, r[n].e.why, sizeof r[n].e.why);
+        r[n].e.why[0] = 0;
+        r[n].e.admissible = admissible(&c, (mct_method_t)m, c.explain ? r[n].e.why : NULL, sizeof r[n].e.why);
         r[n].e.seconds_per_update = -1.0;
         r[n].key = HUGE_VAL;
         nadm += r[n].e.admissible;
     }
-    char pat[64];
-    pattern_phrase(info, pat, sizeof pat);
+    char pat[64] = "";
+    if (c.explain) pattern_phrase(info, pat, sizeof pat);
     if (nadm == 0) {
         fill_ranking(info, r, n);
         info->method = MCT_METHOD_AUTO;
         info->source = d->plan_mode == MCT_PLAN_MEASURE ? MCT_PLAN_SOURCE_MEASURE : MCT_PLAN_SOURCE_ESTIMATE;
-        unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+        if (c.explain) unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
         info->seconds = mct__plan_now() - t0;
         return MCT_STATUS_UNSATISFIABLE;
     }
 
     /* Wisdom first: a saved plan whose method is still admissible. */
-    mct__wisdom_key_t wk;
-    if (d->wisdom && c.ops) {
+    mct__wisdom_key_t wk = {0};
+    mct_method_t wm = MCT_METHOD_AUTO;
+    double spu = -1.0;
+    int saved = 0;
+    if (given) {
+        saved = given->wisdom_hit, wm = given->wisdom_method, spu = given->wisdom_spu;
+    } else if (d->wisdom && c.ops) {
         wisdom_key(&c, info->pattern, &wk);
-        mct_method_t wm;
-        double spu = -1.0;
-        if (!mct__wisdom_lookup(d->wisdom, &wk, d->plan_mode, &wm, &spu) && (unsigned)wm < MCT_METHOD_COUNT &&
-            r[wm].e.admissible) {
-            r[wm].e.seconds_per_update = spu;
-            r[wm].key = -1.0;
+        saved = !mct__wisdom_lookup(d->wisdom, &wk, d->plan_mode, &wm, &spu) && (unsigned)wm < MCT_METHOD_COUNT &&
+                r[wm].e.admissible;
+        if (saved && learnt) learnt->wisdom_hit = 1, learnt->wisdom_method = wm, learnt->wisdom_spu = spu;
+    }
+    if (saved) {
+        r[wm].e.seconds_per_update = spu;
+        r[wm].key = -1.0;
+        if (c.explain)
             snprintf(r[wm].e.why + strlen(r[wm].e.why), sizeof r[wm].e.why - strlen(r[wm].e.why), "; saved plan");
-            fill_ranking(info, r, n);
-            info->method = wm;
-            info->source = MCT_PLAN_SOURCE_WISDOM;
+        fill_ranking(info, r, n);
+        info->method = wm;
+        info->source = MCT_PLAN_SOURCE_WISDOM;
+        if (c.explain)
             snprintf(info->reason, sizeof info->reason, "%s: saved plan for %s, %s, 2^%d bins, %s (%d of %d methods admissible)",
-                     mct_method_name(wm), wk.device, mct_dtype_name(d->dtype), wk.bins_log2, pat, nadm, n);
-            info->seconds = mct__plan_now() - t0;
-            return MCT_STATUS_SUCCESS;
-        }
+                     mct_method_name(wm), c.device[0] ? c.device : "unknown", mct_dtype_name(d->dtype),
+                     ceil_log2((double)d->bins), pat, nadm, n);
+        info->seconds = mct__plan_now() - t0;
+        return MCT_STATUS_SUCCESS;
     }
 
     int best = rank_estimate(&c, info->pattern, r, n);
     if (best < 0) {
         fill_ranking(info, r, n);
         info->method = MCT_METHOD_AUTO;
-        unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+        if (c.explain) unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
         info->seconds = mct__plan_now() - t0;
         return MCT_STATUS_UNSATISFIABLE;
     }
@@ -620,16 +657,37 @@ mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_na
         fill_ranking(info, r, n);
         info->method = m;
         const char* src = NULL;
-        mct__plan_model(&c.w, info->pattern == MCT_PATTERN_UNKNOWN ? MCT_PATTERN_UNIFORM : info->pattern, m, &src);
-        snprintf(info->reason, sizeof info->reason, "%s: %s for %lld bins of %s, %s, width %d, adds from %s (%s), %d of %d methods admissible",
-                 mct_method_name(m), info->pattern == MCT_PATTERN_UNKNOWN ? "best in the worst key pattern" : "fastest predicted",
-                 (long long)d->bins, mct_dtype_name(d->dtype), pat, d->width, mct_adds_name(d->adds), src, nadm, n);
+        if (c.explain) {
+            mct__plan_model(&c.w, info->pattern == MCT_PATTERN_UNKNOWN ? MCT_PATTERN_UNIFORM : info->pattern, m, &src);
+            snprintf(info->reason, sizeof info->reason,
+                     "%s: %s for %lld bins of %s, %s, width %d, adds from %s (%s), %d of %d methods admissible",
+                     mct_method_name(m),
+                     info->pattern == MCT_PATTERN_UNKNOWN ? "best in the worst key pattern" : "fastest predicted",
+                     (long long)d->bins, mct_dtype_name(d->dtype), pat, d->width, mct_adds_name(d->adds), src, nadm, n);
+        }
     }
     /* A measure plan that measured nothing is not saved: a larger batch would measure. */
-    if (d->wisdom && c.ops && (d->plan_mode != MCT_PLAN_MEASURE || measured))
+    if (!given && d->wisdom && c.ops && (d->plan_mode != MCT_PLAN_MEASURE || measured))
         mct__wisdom_store(d->wisdom, &wk, d->plan_mode, info->method, info->ranking[0].seconds_per_update);
     info->seconds = mct__plan_now() - t0;
     return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_name, int explain,
+                                mct__plan_facts_t* facts, mct_plan_info_t* info) {
+    return plan_run(d, device_name, explain, NULL, facts, info);
+}
+
+mct_status_t mct__plan_explain(const mct_tally_desc_t* desc, const char* device_name, const mct__plan_facts_t* facts,
+                               mct_plan_info_t* info) {
+    if (info->reason[0]) return MCT_STATUS_SUCCESS; /* explained when made */
+    mct_tally_desc_t d = *desc;
+    d.method = facts->asked;
+    d.key_sample = NULL, d.key_sample_n = 0, d.wisdom = NULL;
+    const double seconds = info->seconds;
+    const mct_status_t st = plan_run(&d, device_name, 1, facts, NULL, info);
+    info->seconds = seconds; /* the plan's own time, not the explanation's */
+    return st;
 }
 
 void mct__fixed_bound_resolve(mct_tally_desc_t* d) {
@@ -654,5 +712,5 @@ mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
     mct__fixed_bound_resolve(&d);
     d.backend = mct__backend_resolve(d.backend, d.device);
     if (d.plan_mode == MCT_PLAN_MEASURE && !mct__backend_ops(d.backend)) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    return mct__plan_resolved(&d, NULL, info);
+    return mct__plan_resolved(&d, NULL, 1, NULL, info);
 }

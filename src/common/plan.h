@@ -72,11 +72,34 @@ mct_status_t mct__wisdom_store(mct_wisdom_t w, const mct__wisdom_key_t* key, mct
 
 /* ---- Planning (plan.c) ------------------------------------------------------- */
 
+/** What a plan learnt beyond its descriptor: the class of the key sample, the
+ * memory free, the threads and the wisdom's answer. With the descriptor, they
+ * make the same plan again, after the sample and the wisdom are gone. */
+typedef struct {
+    mct_method_t asked; /* the descriptor's method: AUTO or the one named */
+    mct__key_stats_t keys;
+    mct_key_pattern_t pattern;
+    size_t free_bytes;
+    int threads;
+    int wisdom_hit; /* the plan is the wisdom's: */
+    mct_method_t wisdom_method;
+    double wisdom_spu;
+} mct__plan_facts_t;
+
 /** Plans for a descriptor whose backend is resolved; fills info (also on
  * UNSATISFIABLE). Called by mct_tally_create for AUTO and named methods, with
  * the device name its probe found (the backend is then known to be here);
- * NULL makes the planner probe. */
-mct_status_t mct__plan_resolved(const mct_tally_desc_t* desc, const char* device_name, mct_plan_info_t* info);
+ * NULL makes the planner probe. With explain == 0 the reasons (info->reason
+ * and each entry's why) stay empty unless the plan measures: writing them is
+ * most of a plan's time, and a tally's plan is read far less often than it is
+ * made. `facts` (may be NULL) gets what mct__plan_explain needs. */
+mct_status_t mct__plan_resolved(const mct_tally_desc_t* desc, const char* device_name, int explain,
+                                mct__plan_facts_t* facts, mct_plan_info_t* info);
+/** Writes the reasons of a plan made without them: the same plan again from
+ * its descriptor (method and sample as resolved are ignored) and facts, with
+ * info->seconds kept. A plan that has its reason is left as it is. */
+mct_status_t mct__plan_explain(const mct_tally_desc_t* desc, const char* device_name, const mct__plan_facts_t* facts,
+                               mct_plan_info_t* info);
 
 /** Checks the planning fields of a descriptor (INVALID_VALUE, UNKNOWN_*). */
 mct_status_t mct__plan_validate(const mct_tally_desc_t* desc);

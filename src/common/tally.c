@@ -41,7 +41,9 @@ struct mct_tally_s {
     int64_t histories;
     int last_batch;    /* staging holds the last closed batch, canonical (mct_tally_copy_sums) */
     mct__loss_t* loss; /* rounding-loss estimate (rounding_loss.c), NULL when off */
-    mct_plan_info_t plan; /* how desc.method was chosen */
+    mct_plan_info_t plan; /* how desc.method was chosen; its reasons written when first read */
+    mct__plan_facts_t plan_facts;
+    char device_name[256]; /* the backend's probe at create */
 };
 
 mct__loss_t** mct__tally_loss_slot(mct_tally_t t, const mct__backend_ops_t** ops) {
@@ -146,7 +148,8 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
         return MCT_STATUS_BACKEND_UNAVAILABLE;
     /* AUTO becomes one concrete method here, before any view or add exists. */
     mct_plan_info_t plan;
-    if ((st = mct__plan_resolved(&d, name, &plan))) return st;
+    mct__plan_facts_t facts;
+    if ((st = mct__plan_resolved(&d, name, 0, &facts, &plan))) return st;
     d.method = plan.method;
     d.key_sample = NULL;
     d.key_sample_n = 0;
@@ -156,6 +159,8 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     t->desc = d;
     t->ops = ops;
     t->plan = plan;
+    t->plan_facts = facts;
+    memcpy(t->device_name, name, sizeof name);
     if ((st = check_memory(t))) goto fail;
     if ((st = alloc_host_stats(t))) goto fail;
     if ((st = ops->alloc(d.device, bins_bytes(t), &t->bins))) goto fail;
@@ -204,6 +209,10 @@ mct_status_t mct_tally_get_desc(mct_tally_t t, mct_tally_desc_t* desc) {
 
 mct_status_t mct_tally_plan_info(mct_tally_t t, mct_plan_info_t* info) {
     if (!t || !info) return MCT_STATUS_NULL_POINTER;
+    if (!t->plan.reason[0]) {
+        const mct_status_t st = mct__plan_explain(&t->desc, t->device_name, &t->plan_facts, &t->plan);
+        if (st) return st;
+    }
     *info = t->plan;
     return MCT_STATUS_SUCCESS;
 }
