@@ -298,7 +298,18 @@ static int64_t measure_size(const plan_ctx_t* c, const ranked_t* r, int n, int64
     return 0;
 }
 
-static mct_status_t rank_measure(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n,
+/* The reasons of a ranking made without them (the same admissibility and
+ * estimate, written): a plan that measures cannot be made again later. */
+static void explain_entries(plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n) {
+    c->explain = 1;
+    for (int i = 0; i < n; ++i) {
+        r[i].e.why[0] = 0;
+        r[i].e.admissible = admissible(c, r[i].e.method, r[i].e.why, sizeof r[i].e.why);
+    }
+    rank_estimate(c, pattern, r, n);
+}
+
+static mct_status_t rank_measure(plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n,
                                  double budget, int64_t* sample_n, int* measured) {
     const mct_tally_desc_t* d = c->d;
     const int64_t cells = d->bins / d->width;
@@ -311,6 +322,7 @@ static mct_status_t rank_measure(const plan_ctx_t* c, mct_key_pattern_t pattern,
     int64_t ns = measure_size(c, r, n, updates, inner, budget);
     if (ns == 0) return MCT_STATUS_SUCCESS; /* not even the smallest measurement fits */
     *measured = 1;
+    if (!c->explain) explain_entries(c, pattern, r, n);
     const int64_t nv = ns * d->width;
     uint32_t* keys = malloc((size_t)ns * sizeof *keys);
     double* values = malloc((size_t)nv * sizeof *values);
@@ -503,7 +515,7 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
     info->backend = d->backend;
     info->wisdom_status = MCT_STATUS_SUCCESS;
     plan_ctx_t c = {d, {d->backend, d->bins, d->dtype, d->width, d->adds, given ? given->threads : omp_get_max_threads()},
-                    NULL, 0, "", explain || d->plan_mode == MCT_PLAN_MEASURE};
+                    NULL, 0, "", explain};
     c.ops = mct__backend_ops(d->backend);
     /* One device query per plan, none when the caller (mct_tally_create) has
      * made it: it is the slowest step of a plan from wisdom. */
@@ -632,11 +644,12 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
             const mct_method_t m = r[0].e.method;
             fill_ranking(info, r, n);
             info->method = m;
-            snprintf(info->reason, sizeof info->reason,
-                     "%s: fastest predicted for %lld bins of %s, %s; not measured: the budget (%.3g s%s) is below "
-                     "one measurement of the candidates",
-                     mct_method_name(m), (long long)d->bins, mct_dtype_name(d->dtype), pat, budget,
-                     d->adds_per_bin > 0.0 ? ", " MCT__PLAN_STR(MCT__PLAN_RUN_SHARE_PCT) " % of the announced batch" : "");
+            if (c.explain)
+                snprintf(info->reason, sizeof info->reason,
+                         "%s: fastest predicted for %lld bins of %s, %s; not measured: the budget (%.3g s%s) is below "
+                         "one measurement of the candidates",
+                         mct_method_name(m), (long long)d->bins, mct_dtype_name(d->dtype), pat, budget,
+                         d->adds_per_bin > 0.0 ? ", " MCT__PLAN_STR(MCT__PLAN_RUN_SHARE_PCT) " % of the announced batch" : "");
         } else {
             fill_ranking(info, r, n);
             if (!info->ranking[0].admissible) {

@@ -5,7 +5,7 @@
  * reason for reason, across methods named and AUTO, types, determinism and
  * loss needs, method masks, key samples of each class and wisdom, also when
  * the caller has freed the key sample and destroyed the wisdom between the
- * tally's creation and the read. */
+ * tally's creation and the read; a plan that measures is explained when made. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +119,41 @@ int main(void) {
                         if (w) mct_wisdom_destroy(w);
                         ++cases;
                     }
+    /* Measure mode: a plan that measures writes its reasons when it is made
+     * (it cannot be made again); one whose announced batch is too small to
+     * measure, or that finds its plan in the wisdom, is made again like an
+     * estimate. */
+    for (int b = 0; b < 2; ++b) {
+        mct_tally_desc_t d;
+        mct_tally_desc_init(&d);
+        d.backend = backends[b];
+        d.bins = 1000;
+        d.plan_mode = MCT_PLAN_MEASURE;
+        d.plan_budget_s = 0.05;
+        mct_wisdom_t w = NULL;
+        ASSERT_STATUS(mct_wisdom_create(&w), MCT_STATUS_SUCCESS);
+        d.wisdom = w;
+        mct_tally_t t = NULL;
+        ASSERT_STATUS(mct_tally_create(&t, &d), MCT_STATUS_SUCCESS);
+        mct_plan_info_t got;
+        ASSERT_STATUS(mct_tally_plan_info(t, &got), MCT_STATUS_SUCCESS);
+        mct_tally_destroy(t);
+        ASSERT_EQ_I64(got.source, MCT_PLAN_SOURCE_MEASURE);
+        ASSERT_TRUE(strstr(got.reason, "fastest measured") != NULL);
+        for (int i = 0; i < got.nentries; ++i) ASSERT_TRUE(got.ranking[i].why[0] != 0);
+        ASSERT_TRUE(strstr(got.ranking[0].why, "; measured x") != NULL);
+        ASSERT_EQ_I64(mct_wisdom_count(w), 1);
+        snprintf(what, sizeof what, "%s measure, from wisdom", mct_backend_name(d.backend));
+        check(&d, NULL, &w, what); /* destroys the wisdom */
+        d.wisdom = NULL;
+        d.adds_per_bin = 1.0; /* a batch of 1000 adds: 2 % of it measures nothing */
+        snprintf(what, sizeof what, "%s measure, batch too small", mct_backend_name(d.backend));
+        mct_plan_info_t est;
+        ASSERT_STATUS(mct_plan(&d, &est), MCT_STATUS_SUCCESS);
+        ASSERT_TRUE(strstr(est.reason, "not measured") != NULL);
+        check(&d, NULL, NULL, what);
+        cases += 3;
+    }
     free(sample);
     printf("test_plan_explain: %d descriptors, every tally plan read equals mct_plan's\n", cases);
     return 0;
