@@ -476,9 +476,13 @@ fi
 # Method auto against every concrete method on the scatter sweep's cases and MPC (estimate,
 # measure, wisdom): bench_planner.json and bench_planner.md. Not in the default stages.
 if stage bench_planner; then
-step bench_planner timeout 600 env MCT_COMMIT="$COMMIT" "$BUILD/bench/planner/bench_planner" --backend cuda \
-  --reps ${MCT_PLANNER_REPS:-5} --out "$OUT/bench_planner.json"
-[ -f "$OUT/bench_planner.json" ] && python3 bench/planner/table.py "$OUT/bench_planner.json" >"$OUT/bench_planner.md"
+# MCT_PLANNER_CASES: the scatter sweep's cases, then other bin counts, widths and value types.
+for cases in ${MCT_PLANNER_CASES:-sweep other}; do
+  sfx=$([ $cases = sweep ] || echo "_$cases")
+  step bench_planner$sfx timeout 600 env MCT_COMMIT="$COMMIT" "$BUILD/bench/planner/bench_planner" --backend cuda \
+    --reps ${MCT_PLANNER_REPS:-5} --cases $cases --out "$OUT/bench_planner$sfx.json"
+  [ -f "$OUT/bench_planner$sfx.json" ] && python3 bench/planner/table.py "$OUT/bench_planner$sfx.json" >"$OUT/bench_planner$sfx.md"
+done
 fi
 
 # Nsight Compute on the kernels that have speed goals (not in the

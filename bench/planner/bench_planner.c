@@ -3,12 +3,13 @@
  * cases (B in {1, 8, 1000, 1e6} x uniform/sorted/hot keys) and Westphal's MPC
  * (9 components per key), every concrete method and auto (estimate, measure,
  * and measure again through the wisdom the first measure recorded) add the
- * same keys from the backend's memory; for each case the JSON gives every
+ * same keys from the backend's memory (--cases other: bin counts, widths and
+ * value types of no issue's sweep); for each case the JSON gives every
  * method's time, the best, and for each auto its method, its time relative to
  * the best of the same run and its planning time. bench/planner/table.py
  * makes the Markdown table.
  *
- * usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|small] --out FILE.json */
+ * usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|other|small] --out FILE.json */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -33,7 +34,14 @@ typedef struct {
     int64_t cells;
     int width;
     const char* pattern;
+    const char* dtype; /* NULL: f64 */
 } case_t;
+
+static mct_dtype_t case_dtype(const case_t* c) {
+    mct_dtype_t t = MCT_DTYPE_F64;
+    if (c->dtype) mct_dtype_from_name(c->dtype, &t);
+    return t;
+}
 
 typedef struct {
     mct_backend_t backend;
@@ -81,6 +89,7 @@ static double time_method(const run_t* r, const case_t* c, mct_method_t m) {
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
     d.bins = c->cells * c->width;
+    d.dtype = case_dtype(c);
     d.backend = r->backend;
     d.method = m;
     d.pair_capacity = r->n * c->width;
@@ -129,6 +138,7 @@ static cJSON* time_auto(const run_t* r, const case_t* c, mct_plan_mode_t mode, m
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
     d.bins = c->cells * c->width;
+    d.dtype = case_dtype(c);
     d.width = c->width;
     d.backend = r->backend;
     d.plan_mode = mode;
@@ -199,15 +209,23 @@ int main(int argc, char** argv) {
             return fprintf(stderr, "bench_planner: unknown option %s\n", argv[i]), 1;
         }
     }
-    if (!out || r.reps < 1 || r.reps > 63) return fprintf(stderr, "usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|small] --out FILE.json\n"), 1;
-    const int small = !strcmp(cases_name, "small");
-    const case_t sweep[] = {{1, 1, "uniform"},       {8, 1, "uniform"},       {8, 1, "sorted"},     {8, 1, "hot"},
-                            {1000, 1, "uniform"},    {1000, 1, "sorted"},     {1000, 1, "hot"},     {1000000, 1, "uniform"},
-                            {1000000, 1, "sorted"},  {1000000, 1, "hot"},     {1000000, 9, "uniform"}, {1000000, 9, "sorted"}};
+    if (!out || r.reps < 1 || r.reps > 63) return fprintf(stderr, "usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|other|small] --out FILE.json\n"), 1;
+    const int small = !strcmp(cases_name, "small"), other = !strcmp(cases_name, "other");
+    if (!small && !other && strcmp(cases_name, "sweep")) return fprintf(stderr, "bench_planner: --cases sweep|other|small\n"), 1;
+    const case_t sweep[] = {{1, 1, "uniform", NULL},       {8, 1, "uniform", NULL},      {8, 1, "sorted", NULL},
+                            {8, 1, "hot", NULL},           {1000, 1, "uniform", NULL},   {1000, 1, "sorted", NULL},
+                            {1000, 1, "hot", NULL},        {1000000, 1, "uniform", NULL}, {1000000, 1, "sorted", NULL},
+                            {1000000, 1, "hot", NULL},     {1000000, 9, "uniform", NULL}, {1000000, 9, "sorted", NULL}};
     /* Tiny sizes for the emulation's smoke test: the same patterns and classes of B. */
-    const case_t tiny[] = {{1, 1, "uniform"}, {8, 1, "hot"}, {1000, 1, "sorted"}, {20000, 1, "uniform"}, {2000, 9, "sorted"}};
-    const case_t* cases = small ? tiny : sweep;
-    const int ncases = small ? (int)(sizeof tiny / sizeof *tiny) : (int)(sizeof sweep / sizeof *sweep);
+    const case_t tiny[] = {{1, 1, "uniform", NULL},     {8, 1, "hot", NULL},       {1000, 1, "sorted", NULL},
+                           {20000, 1, "uniform", NULL}, {2000, 9, "sorted", NULL}};
+    /* Bin counts, widths and value types between and beside the sweep's. */
+    const case_t others[] = {{100, 1, "uniform", "f32"}, {4096, 1, "sorted", "u64"}, {30000, 1, "hot", NULL},
+                             {250000, 4, "uniform", NULL}, {3000000, 1, "uniform", "f32"}, {64, 1, "hot", "i32"}};
+    const case_t* cases = small ? tiny : other ? others : sweep;
+    const int ncases = small ? (int)(sizeof tiny / sizeof *tiny)
+                       : other ? (int)(sizeof others / sizeof *others)
+                               : (int)(sizeof sweep / sizeof *sweep);
 
     mct_tally_desc_t probe;
     mct_tally_desc_init(&probe);
@@ -242,7 +260,9 @@ int main(int argc, char** argv) {
         double* values = malloc((size_t)(n * c->width) * sizeof *values);
         if (!keys || !values) return fprintf(stderr, "out of memory\n"), 1;
         make_keys(keys, n, c);
-        for (int64_t i = 0; i < n * c->width; ++i) values[i] = 0.5 + (double)(i % 1000) / 1000.0;
+        /* Integer tallies take whole values. */
+        const int integral = case_dtype(c) == MCT_DTYPE_I32 || case_dtype(c) == MCT_DTYPE_U64;
+        for (int64_t i = 0; i < n * c->width; ++i) values[i] = integral ? (double)(1 + i % 3) : 0.5 + (double)(i % 1000) / 1000.0;
         void *dk = keys, *dv = values;
 #if MCT_HAVE_CUDA
         if (r.backend == MCT_BACKEND_CUDA) {
@@ -261,6 +281,7 @@ int main(int argc, char** argv) {
         cJSON_AddNumberToObject(jc, "cells", (double)c->cells);
         cJSON_AddNumberToObject(jc, "width", c->width);
         cJSON_AddStringToObject(jc, "pattern", c->pattern);
+        cJSON_AddStringToObject(jc, "dtype", mct_dtype_name(case_dtype(c)));
         cJSON_AddNumberToObject(jc, "keys", (double)n);
         cJSON* jm = cJSON_AddObjectToObject(jc, "methods");
         for (int m = 0; m < MCT_METHOD_COUNT; ++m) {

@@ -28,11 +28,11 @@ def main():
              if all(m in c for c in r["cases"])]
     names = {"auto_estimate": "estimate", "auto_measure": "measure", "auto_wisdom": "wisdom",
              "auto_measure_batch": "measure, batch announced"}
-    print("| cells | width | keys | best | best s | " + " | ".join("%s | vs best | plan s" % names[m] for m in modes) + " |")
-    print("|---" * (5 + 3 * len(modes)) + "|")
+    print("| cells | width | keys | type | best | best s | " + " | ".join("%s | vs best | plan s" % names[m] for m in modes) + " |")
+    print("|---" * (6 + 3 * len(modes)) + "|")
     worst, share = {}, {}
     for c in r["cases"]:
-        row = ["{:,}".format(int(c["cells"])), str(c["width"]), c["pattern"], "`%s`" % c["best"],
+        row = ["{:,}".format(int(c["cells"])), str(c["width"]), c["pattern"], c.get("dtype", "f64"), "`%s`" % c["best"],
                "%.3g" % c["best_seconds"]]
         for mode in modes:
             row += list(cell(c[mode]))
