@@ -9,7 +9,7 @@
  * the best of the same run and its planning time. bench/planner/table.py
  * makes the Markdown table.
  *
- * usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|other|small] --out FILE.json */
+ * usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|other|types|small] --out FILE.json */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -209,9 +209,10 @@ int main(int argc, char** argv) {
             return fprintf(stderr, "bench_planner: unknown option %s\n", argv[i]), 1;
         }
     }
-    if (!out || r.reps < 1 || r.reps > 63) return fprintf(stderr, "usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|other|small] --out FILE.json\n"), 1;
+    if (!out || r.reps < 1 || r.reps > 63) return fprintf(stderr, "usage: bench_planner [--backend B] [--n N] [--reps R] [--budget-s S] [--cases sweep|other|types|small] --out FILE.json\n"), 1;
     const int small = !strcmp(cases_name, "small"), other = !strcmp(cases_name, "other");
-    if (!small && !other && strcmp(cases_name, "sweep")) return fprintf(stderr, "bench_planner: --cases sweep|other|small\n"), 1;
+    if (!small && !other && strcmp(cases_name, "sweep") && strcmp(cases_name, "types"))
+        return fprintf(stderr, "bench_planner: --cases sweep|other|types|small\n"), 1;
     const case_t sweep[] = {{1, 1, "uniform", NULL},       {8, 1, "uniform", NULL},      {8, 1, "sorted", NULL},
                             {8, 1, "hot", NULL},           {1000, 1, "uniform", NULL},   {1000, 1, "sorted", NULL},
                             {1000, 1, "hot", NULL},        {1000000, 1, "uniform", NULL}, {1000000, 1, "sorted", NULL},
@@ -222,9 +223,21 @@ int main(int argc, char** argv) {
     /* Bin counts, widths and value types between and beside the sweep's. */
     const case_t others[] = {{100, 1, "uniform", "f32"}, {4096, 1, "sorted", "u64"}, {30000, 1, "hot", NULL},
                              {250000, 4, "uniform", NULL}, {3000000, 1, "uniform", "f32"}, {64, 1, "hot", "i32"}};
-    const case_t* cases = small ? tiny : other ? others : sweep;
+    /* The sweep's bin counts that a block's copy fits, for the value types
+     * other than f64: their shared-memory atomics are the hardware's own. */
+    case_t typed[27];
+    int ntyped = 0;
+    static const char* const tnames[] = {"f32", "i32", "u64"};
+    static const char* const pnames[] = {"uniform", "sorted", "hot"};
+    static const int64_t tcells[] = {1, 8, 1000};
+    for (int t = 0; t < 3; ++t)
+        for (int b = 0; b < 3; ++b)
+            for (int q = 0; q < 3; ++q) typed[ntyped++] = (case_t){tcells[b], 1, pnames[q], tnames[t]};
+    const int types = !strcmp(cases_name, "types");
+    const case_t* cases = small ? tiny : other ? others : types ? typed : sweep;
     const int ncases = small ? (int)(sizeof tiny / sizeof *tiny)
                        : other ? (int)(sizeof others / sizeof *others)
+                       : types ? ntyped
                                : (int)(sizeof sweep / sizeof *sweep);
 
     mct_tally_desc_t probe;

@@ -119,14 +119,15 @@ static mct_status_t alloc_host_stats(mct_tally_t t) {
     return MCT_STATUS_SUCCESS;
 }
 
-/* Refuses tallies whose bins (backend memory) or statistics (host memory, 3
- * doubles and one staged value of at least 8 bytes per bin) cannot fit, before allocating any. On
- * the CPU backend both live in the same memory. */
-static mct_status_t check_memory(const mct_tally_t t) {
-    size_t dev_free = 0, host_free = 0, total = 0;
-    mct_status_t st = t->ops->mem_info(t->desc.device, &dev_free, &total);
-    if (!st) st = mct__backend_cpu.mem_info(0, &host_free, &total);
+/* Refuses tallies whose bins (backend memory, dev_free bytes free) or
+ * statistics (host memory, 3 doubles and one staged value of at least 8 bytes
+ * per bin) cannot fit, before allocating any. On the CPU backend both live in
+ * the same memory. */
+static mct_status_t check_memory(const mct_tally_t t, size_t dev_free) {
+    size_t host_free = 0, total = 0;
+    mct_status_t st = t->ops == &mct__backend_cpu ? MCT_STATUS_SUCCESS : mct__backend_cpu.mem_info(0, &host_free, &total);
     if (st) return st;
+    if (t->ops == &mct__backend_cpu) host_free = dev_free;
     const double host_need = (double)t->desc.bins * 3.0 * sizeof(double) + (double)staging_bytes(t);
     const double dev_need = (double)bins_bytes(t) + (double)pairs_bytes(t);
     if (t->ops == &mct__backend_cpu) return host_need + dev_need > (double)host_free ? MCT_STATUS_TOO_LARGE : MCT_STATUS_SUCCESS;
@@ -146,10 +147,15 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     char name[256];
     if (!ops || ops->probe(d.device, name, sizeof name) != MCT_STATUS_SUCCESS)
         return MCT_STATUS_BACKEND_UNAVAILABLE;
+    /* The memory free, asked once: the planner judges replicas by it and the
+     * tally's own sizes are checked against it. */
+    size_t dev_free = 0, total = 0;
+    if ((st = ops->mem_info(d.device, &dev_free, &total))) return st;
     /* AUTO becomes one concrete method here, before any view or add exists. */
     mct_plan_info_t plan;
     mct__plan_facts_t facts;
-    if ((st = mct__plan_resolved(&d, name, 0, &facts, &plan))) return st;
+    /* (0 bytes free is passed as 1: 0 would read as unknown) */
+    if ((st = mct__plan_resolved(&d, name, dev_free ? dev_free : 1, 0, &facts, &plan))) return st;
     d.method = plan.method;
     d.key_sample = NULL;
     d.key_sample_n = 0;
@@ -161,7 +167,7 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     t->plan = plan;
     t->plan_facts = facts;
     memcpy(t->device_name, name, sizeof name);
-    if ((st = check_memory(t))) goto fail;
+    if ((st = check_memory(t, dev_free))) goto fail;
     if ((st = alloc_host_stats(t))) goto fail;
     if ((st = ops->alloc(d.device, bins_bytes(t), &t->bins))) goto fail;
     if ((st = ops->zero(t->bins, bins_bytes(t), t->stream))) goto fail;
