@@ -90,6 +90,36 @@ int main(void) {
                       mct_method_name(info.method), mct_method_name(c->expect), info.reason);
     }
 
+    /* Value types (the r19 types sweep): i32's shared-memory atomics keep up in
+     * every pattern where a block's copy fits, f32's and u64's contend as f64's. */
+    {
+        static const struct {
+            int64_t cells;
+            const char* pattern;
+            mct_dtype_t dtype;
+            mct_method_t expect;
+        } typed[] = {{64, "hot", MCT_DTYPE_I32, MCT_METHOD_SHARED},     {1000, "hot", MCT_DTYPE_I32, MCT_METHOD_SHARED},
+                     {8, "uniform", MCT_DTYPE_I32, MCT_METHOD_SHARED},  {1000, "hot", MCT_DTYPE_F32, MCT_METHOD_BLOCK_REDUCE},
+                     {1000, "hot", MCT_DTYPE_U64, MCT_METHOD_BLOCK_REDUCE}, {8, "uniform", MCT_DTYPE_U64, MCT_METHOD_BLOCK_REDUCE},
+                     {1000000, "uniform", MCT_DTYPE_I32, MCT_METHOD_ATOMIC}};
+        for (size_t i = 0; i < sizeof typed / sizeof *typed; ++i) {
+            draw(keys, typed[i].cells, typed[i].pattern);
+            mct_tally_desc_t d;
+            mct_tally_desc_init(&d);
+            d.bins = typed[i].cells;
+            d.dtype = typed[i].dtype;
+            d.backend = MCT_BACKEND_CUDA;
+            d.key_sample = keys;
+            d.key_sample_n = SAMPLE;
+            mct_plan_info_t info;
+            ASSERT_STATUS(mct_plan(&d, &info), MCT_STATUS_SUCCESS);
+            if (info.method != typed[i].expect)
+                TEST_FAIL("%s B=%lld %s: planned %s, the types sweep's best is %s (%s)", mct_dtype_name(typed[i].dtype),
+                          (long long)typed[i].cells, typed[i].pattern, mct_method_name(info.method),
+                          mct_method_name(typed[i].expect), info.reason);
+        }
+    }
+
     /* No sample: the method best in the worst pattern (block_reduce is within
      * 7 % of the best in every row of the sweep from 1 to 1e6 bins). */
     const int64_t sizes[] = {1, 8, 1000, 1000000};
