@@ -695,9 +695,13 @@ mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const mc
      * independent error, the batch error, and room for their centres and the batch method's sums. */
     int nz = 0;
     double* list = plan_zone_list(&q, &nz);
+    if (list && r && !batch_zones_match(p, r, list, nz)) {
+        free(list);
+        plan_free(&q);
+        return lat_fail(err, errlen, "%s: the run did not record the %d compared zones over 2 or more batches", name, nz);
+    }
     mct_phantom_zone_map_t map = {0};
-    const int64_t nb = r ? r->batches : 0;
-    double* buf = malloc(((size_t)nz * 8 + 2 * (size_t)(nb > 0 ? nb : 0)) * sizeof *buf);
+    double* buf = malloc(((size_t)nz * 8 + 2 * (size_t)(r ? r->batches : 0)) * sizeof *buf);
     out->slab = calloc((size_t)q.nuse, sizeof *out->slab);
     out->zone = calloc((size_t)nz, sizeof *out->zone);
     if (!list || !buf || !out->slab || !out->zone || mct_phantom_zone_map(p, list, nz, &map)) {
@@ -705,13 +709,6 @@ mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const mc
         plan_free(&q);
         mct_phantom_lateral_free(out);
         return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "%s: out of memory", name);
-    }
-    if (r && !batch_zones_match(p, r, list, nz)) {
-        free(list), free(buf);
-        plan_free(&q);
-        mct_phantom_zone_map_free(&map);
-        mct_phantom_lateral_free(out);
-        return lat_fail(err, errlen, "%s: the run did not record the %d compared zones over 2 or more batches", name, nz);
     }
     double *d = buf, *s = buf + nz, *dr = buf + 2 * (size_t)nz, *sr = buf + 3 * (size_t)nz, *m = buf + 4 * (size_t)nz;
     double *centre = buf + 5 * (size_t)nz, *si = buf + 6 * (size_t)nz, *sb = buf + 7 * (size_t)nz;
