@@ -128,6 +128,12 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
     if (!params_valid(p)) return MCT_STATUS_INVALID_VALUE;
     if ((unsigned)p->source > (unsigned)MCT_PHANTOM_SOURCE_FANO) return MCT_STATUS_INVALID_VALUE;
     if (p->geometry && !geometry_valid(p->geometry)) return MCT_STATUS_INVALID_VALUE;
+    if (p->nzones < 0 || (p->nzones > 0 && !p->zones)) return MCT_STATUS_INVALID_VALUE;
+    for (int j = 0; j < p->nzones; ++j) {
+        const double* z = p->zones + (size_t)MCT_PHANTOM_ZONE_COLUMNS * j;
+        if (!(z[0] >= 0.0 && z[1] > z[0] && z[2] >= 0.0 && z[3] > z[2] && isfinite(z[1]) && isfinite(z[3])))
+            return MCT_STATUS_INVALID_VALUE;
+    }
     mct_tally_desc_t d;
     return sim_check_float_tally(tally, mct_phantom_voxel_count(p), &d);
 }
@@ -138,13 +144,6 @@ static const sim_engine_set_t phantom_engines = {
     &sim_phantom_engine_cpu, INT64_C(1) << 12, &sim_phantom_engine_emulated, INT64_C(1) << 11,
     SIM_CUDA_ENGINE(&sim_phantom_engine_cuda, INT64_C(1) << 26)};
 
-/* After each batch, the tally's running sums give the batch's energy per
- * depth slab (their difference from the previous batch's). */
-typedef struct {
-    double* sums;    /* running sums of the bins */
-    double* before;  /* running slab sums up to the previous batch */
-} slab_state_t;
-
 /* The depth slabs (nz) and the voxels of one (nx ny). */
 static void slab_shape(const mct_phantom_params_t* p, int64_t* n, int64_t* plane) {
     mct_phantom_grid_t g;
@@ -153,39 +152,42 @@ static void slab_shape(const mct_phantom_params_t* p, int64_t* n, int64_t* plane
     *plane = (int64_t)g.nx * g.ny;
 }
 
-static mct_status_t record_slabs(mct_tally_t tally, const mct_phantom_params_t* p, slab_state_t* s,
-                                 mct_phantom_result_t* r, int64_t b) {
-    int64_t n, plane;
-    slab_shape(p, &n, &plane);
-    mct_status_t st = mct_tally_sums(tally, s->sums);
-    if (st) return st;
-    for (int64_t z = 0; z < n; ++z) {
-        double slab = 0.0;
-        for (int64_t k = 0; k < plane; ++k) slab += s->sums[z * plane + k];
-        r->slab_batch_mev[b * n + z] = slab - s->before[z];
-        s->before[z] = slab;
-    }
-    return MCT_STATUS_SUCCESS;
-}
-
-/* After each batch, its size and the depth slabs' batch sums. */
+/* After each batch: its size, and from the batch's own voxel energies (the
+ * tally's sums of the batch it has just closed, combined over the ranks) the
+ * energy of each depth slab and of each of p->zones. */
 typedef struct {
     mct_tally_t tally;
     const mct_phantom_params_t* p;
     mct_phantom_result_t* r;
-    slab_state_t s;
-} batch_slabs_t;
+    const mct_phantom_zone_map_t* zones;
+    double* batch; /* the batch's energy per voxel */
+} batch_record_t;
 
 static mct_status_t record_batch(void* ctx, int64_t b, int64_t histories) {
-    batch_slabs_t* bs = ctx;
-    bs->r->batch_histories[b] = histories;
-    return record_slabs(bs->tally, bs->p, &bs->s, bs->r, b);
+    batch_record_t* s = ctx;
+    s->r->batch_histories[b] = histories;
+    const mct_status_t st = mct_tally_copy_sums(s->tally, MCT_SUMS_LAST_BATCH, MCT_DTYPE_F64, s->batch, 0);
+    if (st) return st;
+    int64_t n, plane;
+    slab_shape(s->p, &n, &plane);
+    for (int64_t z = 0; z < n; ++z) {
+        double slab = 0.0;
+        for (int64_t k = 0; k < plane; ++k) slab += s->batch[z * plane + k];
+        s->r->slab_batch_mev[b * n + z] = slab;
+    }
+    if (s->zones->zones > 0) mct_phantom_zone_sums(s->zones, s->batch, s->r->zone_batch_mev + b * s->zones->zones);
+    return MCT_STATUS_SUCCESS;
 }
 
 /* Saved state: the batches done (int64), the engine's counters, then each
- * done batch's histories (int64) and depth slabs (double, n per batch). */
-static size_t phantom_state_bytes(int64_t done, int64_t n) {
-    return sizeof(int64_t) + sizeof(mct_phantom_counters_t) + (size_t)done * (sizeof(int64_t) + (size_t)n * sizeof(double));
+ * done batch's histories (int64) and depth slabs (double, n per batch); with
+ * zones, their count (int64), the zones (MCT_PHANTOM_ZONE_COLUMNS doubles
+ * each) and each done batch's zone energies (double, nzones per batch). */
+static size_t phantom_state_bytes(int64_t done, int64_t n, int64_t nzones) {
+    size_t bytes = sizeof(int64_t) + sizeof(mct_phantom_counters_t) + (size_t)done * (sizeof(int64_t) + (size_t)n * sizeof(double));
+    if (nzones > 0)
+        bytes += sizeof(int64_t) + (size_t)nzones * (MCT_PHANTOM_ZONE_COLUMNS + (size_t)done) * sizeof(double);
+    return bytes;
 }
 
 typedef struct {
@@ -198,37 +200,43 @@ typedef struct {
 static mct_status_t phantom_checkpoint(void* ctx, int64_t done) {
     const phantom_checkpoint_t* k = ctx;
     if (!sim_checkpoint_due(k->cp, done, k->p->batches)) return MCT_STATUS_SUCCESS;
-    const int64_t n = k->r->slabs;
-    const size_t bytes = phantom_state_bytes(done, n);
+    const int64_t n = k->r->slabs, nz = k->r->zones;
+    const size_t bytes = phantom_state_bytes(done, n, nz);
     unsigned char* buf = malloc(bytes);
     if (!buf) return MCT_STATUS_OUT_OF_MEMORY;
     unsigned char* q = buf;
     memcpy(q, &done, sizeof done), q += sizeof done;
     memcpy(q, k->c, sizeof *k->c), q += sizeof *k->c;
     memcpy(q, k->r->batch_histories, (size_t)done * sizeof(int64_t)), q += (size_t)done * sizeof(int64_t);
-    memcpy(q, k->r->slab_batch_mev, (size_t)(done * n) * sizeof(double));
+    memcpy(q, k->r->slab_batch_mev, (size_t)(done * n) * sizeof(double)), q += (size_t)(done * n) * sizeof(double);
+    if (nz > 0) {
+        memcpy(q, &nz, sizeof nz), q += sizeof nz;
+        memcpy(q, k->p->zones, (size_t)nz * MCT_PHANTOM_ZONE_COLUMNS * sizeof(double));
+        q += (size_t)nz * MCT_PHANTOM_ZONE_COLUMNS * sizeof(double);
+        memcpy(q, k->r->zone_batch_mev, (size_t)(done * nz) * sizeof(double));
+    }
     const mct_status_t st = k->cp->save(k->cp->ctx, done, buf, bytes);
     free(buf);
     return st;
 }
 
-/* Resuming: the saved batches' slabs and sizes and the counters back, and the
- * running slab sums recomputed from the loaded tally as record_slabs does. */
-static mct_status_t phantom_resume(const mct_sim_checkpoint_t* cp, mct_tally_t tally, const mct_phantom_params_t* p,
-                                   int64_t done, slab_state_t* s, mct_phantom_result_t* r, mct_phantom_counters_t* c) {
-    int64_t n, plane;
-    slab_shape(p, &n, &plane);
-    if (cp->resume_bytes != phantom_state_bytes(done, n)) return MCT_STATUS_INVALID_VALUE;
+/* Resuming: the saved batches' sizes, slabs and zone energies and the
+ * counters back; a state of other zones than p's is refused. */
+static mct_status_t phantom_resume(const mct_sim_checkpoint_t* cp, const mct_phantom_params_t* p, int64_t done,
+                                   mct_phantom_result_t* r, mct_phantom_counters_t* c) {
+    const int64_t n = r->slabs, nz = r->zones;
+    if (cp->resume_bytes != phantom_state_bytes(done, n, nz)) return MCT_STATUS_INVALID_VALUE;
     const unsigned char* q = (const unsigned char*)cp->resume + sizeof(int64_t);
     memcpy(c, q, sizeof *c), q += sizeof *c;
     memcpy(r->batch_histories, q, (size_t)done * sizeof(int64_t)), q += (size_t)done * sizeof(int64_t);
-    memcpy(r->slab_batch_mev, q, (size_t)(done * n) * sizeof(double));
-    mct_status_t st = mct_tally_sums(tally, s->sums);
-    if (st) return st;
-    for (int64_t z = 0; z < n; ++z) {
-        double slab = 0.0;
-        for (int64_t k = 0; k < plane; ++k) slab += s->sums[z * plane + k];
-        s->before[z] = slab;
+    memcpy(r->slab_batch_mev, q, (size_t)(done * n) * sizeof(double)), q += (size_t)(done * n) * sizeof(double);
+    if (nz > 0) {
+        int64_t saved;
+        memcpy(&saved, q, sizeof saved), q += sizeof saved;
+        const size_t zone_bytes = (size_t)nz * MCT_PHANTOM_ZONE_COLUMNS * sizeof(double);
+        if (saved != nz || memcmp(q, p->zones, zone_bytes)) return MCT_STATUS_INVALID_VALUE;
+        q += zone_bytes;
+        memcpy(r->zone_batch_mev, q, (size_t)(done * nz) * sizeof(double));
     }
     return MCT_STATUS_SUCCESS;
 }
@@ -253,26 +261,24 @@ static mct_status_t combine_ranks(const mct_sim_ranks_t* ranks, mct_phantom_coun
 
 /* The batches through the engine; its counters into *c. */
 static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem, mct_tally_t tally,
-                               mct_phantom_result_t* r, mct_phantom_counters_t* c) {
-    int64_t n, plane;
-    slab_shape(p, &n, &plane);
-    batch_slabs_t bs = {tally, p, r, {malloc((size_t)(n * plane) * sizeof(double)), calloc((size_t)n, sizeof(double))}};
-    mct_status_t st = sim_ranks_agree(p->ranks, bs.s.sums && bs.s.before ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY);
+                               const mct_phantom_zone_map_t* zones, mct_phantom_result_t* r,
+                               mct_phantom_counters_t* c) {
+    batch_record_t rec = {tally, p, r, zones, malloc((size_t)mct_phantom_voxel_count(p) * sizeof(double))};
+    mct_status_t st = sim_ranks_agree(p->ranks, rec.batch ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY);
     /* A history's deposits are not known in advance: a sort_reduce pair
      * buffer holds a batch's. */
     sim_run_t run = {.engines = &phantom_engines, .problem = problem, .tally = tally, .histories = p->histories,
                      .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch,
-                     .batch_ctx = &bs, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c,
+                     .batch_ctx = &rec, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c,
                      .ranks = p->ranks};
     phantom_checkpoint_t cp = {p->checkpoint, p, r, c};
     if (!st) st = sim_resume_start(p->checkpoint, tally, p->histories, p->batches, &run.first_batch);
-    if (!st && run.first_batch > 0) st = phantom_resume(p->checkpoint, tally, p, run.first_batch, &bs.s, r, c);
+    if (!st && run.first_batch > 0) st = phantom_resume(p->checkpoint, p, run.first_batch, r, c);
     if (p->checkpoint && p->checkpoint->save) run.checkpoint = phantom_checkpoint, run.checkpoint_ctx = &cp;
     if (!st) st = sim_run(&run);
     r->kernel_seconds = run.engine_seconds;
     if (!st && p->ranks) st = combine_ranks(p->ranks, c, &r->kernel_seconds);
-    free(bs.s.sums);
-    free(bs.s.before);
+    free(rec.batch);
     return st;
 }
 
@@ -294,8 +300,10 @@ mct_status_t mct_phantom_sort_reduce_pairs(const mct_phantom_params_t* p, int64_
 void mct_phantom_result_free(mct_phantom_result_t* r) {
     if (!r) return;
     free(r->slab_batch_mev);
+    free(r->zone_batch_mev);
     free(r->batch_histories);
     r->slab_batch_mev = NULL;
+    r->zone_batch_mev = NULL;
     r->batch_histories = NULL;
 }
 
@@ -360,15 +368,21 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     slab_shape(p, &slabs, &plane);
     out->batches = p->batches;
     out->slabs = (int)slabs;
-    /* batches x slabs doubles, the product checked: a count past the
-     * address space is TOO_LARGE, not a wrapped (small) allocation. */
-    const int fits = (uint64_t)p->batches <= (uint64_t)PTRDIFF_MAX / sizeof(double) / (uint64_t)slabs;
+    out->zones = p->nzones;
+    /* batches x slabs and batches x zones doubles, the products checked: a
+     * count past the address space is TOO_LARGE, not a wrapped (small) allocation. */
+    const uint64_t per_batch = (uint64_t)slabs > (uint64_t)p->nzones ? (uint64_t)slabs : (uint64_t)p->nzones;
+    const int fits = (uint64_t)p->batches <= (uint64_t)PTRDIFF_MAX / sizeof(double) / per_batch;
     out->slab_batch_mev = fits ? calloc((size_t)p->batches * (size_t)slabs, sizeof(double)) : NULL;
+    out->zone_batch_mev = fits && p->nzones > 0 ? calloc((size_t)p->batches * (size_t)p->nzones, sizeof(double)) : NULL;
     out->batch_histories = fits ? calloc((size_t)p->batches, sizeof(int64_t)) : NULL;
     if (!fits)
         st = MCT_STATUS_TOO_LARGE;
-    else if (!out->slab_batch_mev || !out->batch_histories)
+    else if (!out->slab_batch_mev || !out->batch_histories || (p->nzones > 0 && !out->zone_batch_mev))
         st = MCT_STATUS_OUT_OF_MEMORY;
+    /* The zones' voxels and their shares, once for the run. */
+    mct_phantom_zone_map_t zones = {0};
+    if (!st) st = mct_phantom_zone_map(p, p->zones, p->nzones, &zones);
     /* The Fano source needs voxels of their own density: the water cube
      * becomes a geometry of one material at 1 g/cm3. */
     mct_phantom_geometry_t cube = {0};
@@ -387,7 +401,8 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     const sim_phantom_problem_t problem = {p, tables, materials, mct_phantom_transport_for(p, d.method, d.dtype), geom,
                                            cdf};
     mct_phantom_counters_t c = {0};
-    if (!st) st = run_engine(p, &problem, tally, out, &c);
+    if (!st) st = run_engine(p, &problem, tally, &zones, out, &c);
+    mct_phantom_zone_map_free(&zones);
     for (int m = 0; m < materials; ++m) sim_phantom_tables_free(&tables[m]);
     free(cdf);
     mct_phantom_geometry_free(&cube);

@@ -96,6 +96,14 @@ typedef struct {
     int discard;                 /**< benchmark only: the kernel drops its deposits instead of adding them */
     void (*progress)(void* ctx, int64_t done, int64_t total); /**< optional, after every batch */
     void* progress_ctx;
+    /** Optional (NULL, 0: none): zones whose energy the run adds up after every
+     * batch (mct_phantom_result_t.zone_batch_mev), nzones x MCT_PHANTOM_ZONE_COLUMNS
+     * doubles (z_lo, z_hi, r_lo, r_hi cm, as mct_phantom_zone_energy's zone), so
+     * that their errors come from the spread of their batches and include the
+     * covariance of the voxels they cover (mct_phantom_lateral_zones gives a
+     * lateral comparison's). Owned by the caller. */
+    const double* zones;
+    int nzones;
     const mct_sim_checkpoint_t* checkpoint; /**< optional: save and resume the run (sim_checkpoint.h) */
     const mct_sim_ranks_t* ranks; /**< optional: the ranks sharing the run (sim_ranks.h); NULL: this process alone */
 } mct_phantom_params_t;
@@ -122,12 +130,17 @@ typedef struct {
     double seconds;              /**< wall time of the whole run */
     double kernel_seconds;       /**< time in transport (chunks), without table set-up */
     /** Energy per depth slab (MeV, summed over the slab's voxels) of each batch,
-     * batches x voxels, from the tally's running sums: the batch statistics of
+     * batches x slabs, from the sums of each batch the tally closed: the batch statistics of
      * the laterally integrated depth dose. Freed by mct_phantom_result_free. */
     double* slab_batch_mev;
+    /** Energy in each of p->zones (MeV, its voxels weighted by their share of
+     * the zone, mct_phantom_zone_map) of each batch, batches x zones; NULL
+     * without zones. Freed by mct_phantom_result_free. */
+    double* zone_batch_mev;
     int64_t* batch_histories;    /**< histories of each batch */
     int64_t batches;
     int slabs;
+    int zones;                   /**< p->nzones */
 } mct_phantom_result_t;
 
 /** The grid p runs on: the geometry's, or the cube's (voxels per edge, size_cm / voxels). */
@@ -153,7 +166,8 @@ mct_phantom_transport_t mct_phantom_transport_for(const mct_phantom_params_t* p,
                                                   mct_dtype_t dtype);
 
 /** Checks the parameters against the tally: INVALID_VALUE for values out of
- * range or a tally whose bins are not voxels^3; NOT_SUPPORTED for integer
+ * range, zones that are not 0 <= lo < hi on both axes (or nzones < 0, or
+ * nzones > 0 without zones), or a tally whose bins are not voxels^3; NOT_SUPPORTED for integer
  * tallies (dose is not a count) and for `shared` on more bins than 48 KiB of
  * shared memory hold. */
 mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally);
@@ -286,6 +300,36 @@ mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_
 #define MCT_PHANTOM_LATERAL_COLUMNS 6
 #define MCT_PHANTOM_LATERAL_HEADER "z_lo_cm,z_hi_cm,r_lo_cm,r_hi_cm,dose,err"
 
+/** A zone of the run: z_lo, z_hi, r_lo, r_hi (cm), the slab z_lo..z_hi from
+ * the entry face times the annulus r_lo..r_hi about the beam axis. */
+#define MCT_PHANTOM_ZONE_COLUMNS 4
+
+/** The voxels of p's grid that zones touch, each with the share f_v of its
+ * volume inside the zone: zone j's are voxel[start[j] .. start[j + 1]) with
+ * weight[...], in the grid's order (x fastest). f_v is the lateral share (the
+ * area the annulus shares with the voxel's rectangle over the rectangle's, 1
+ * exactly for a voxel wholly inside the annulus) times the share of its depth
+ * inside the slab, so a zone covering whole voxels weighs each by exactly 1. */
+typedef struct {
+    int zones;
+    int64_t* start;  /**< zones + 1 offsets */
+    int64_t* voxel;  /**< voxel indices, ix + nx (iy + ny iz) */
+    double* weight;  /**< f_v in (0, 1] */
+} mct_phantom_zone_map_t;
+
+/** Maps n zones (MCT_PHANTOM_ZONE_COLUMNS doubles each) onto p's grid; free
+ * with mct_phantom_zone_map_free. NULL_POINTER; INVALID_VALUE for n < 0 or a
+ * zone that is not 0 <= lo < hi on both axes, finite; OUT_OF_MEMORY; SUCCESS. */
+mct_status_t mct_phantom_zone_map(const mct_phantom_params_t* p, const double* zones, int n,
+                                  mct_phantom_zone_map_t* out);
+
+/** Frees a map and zeroes it; NULL is fine. */
+void mct_phantom_zone_map_free(mct_phantom_zone_map_t* m);
+
+/** The zones' energies of one voxel field: out[j] = sum over zone j's voxels
+ * of weight * e[voxel], in the map's order. */
+void mct_phantom_zone_sums(const mct_phantom_zone_map_t* m, const double* e, double* out);
+
 /** The mass of the part of a zone inside p's grid (g) and the energy
  * deposited there per history (MeV) with its standard error, from the
  * tally's mean energy per voxel per history (mean_mev, p's grid order) and
@@ -296,12 +340,13 @@ mct_status_t mct_phantom_ranges(const mct_phantom_depth_dose_t* dd, mct_phantom_
  * energy = sum_v f_v E_v and mass = sum_v f_v rho_v V_v with f_v the shared
  * fraction of voxel v, so energy / mass is the zone's dose (MeV/g per
  * history) as a code scoring in the zone itself defines it, and exact
- * wherever the dose is uniform within each voxel. The error treats the
- * voxels' errors as independent (sum_v f_v^2 (E_v r_v)^2): the batch
- * covariance between neighbouring voxels, which one history's track makes
- * positive, is not in the tally's per-bin statistics. zone: z_lo, z_hi,
- * r_lo, r_hi (cm). NULL_POINTER; INVALID_VALUE for a zone that is not
- * 0 <= lo < hi on both axes; SUCCESS. */
+ * wherever the dose is uniform within each voxel (f_v: mct_phantom_zone_map).
+ * The error treats the voxels' errors as independent (sum_v f_v^2 (E_v r_v)^2):
+ * the batch covariance between neighbouring voxels, which one history's track
+ * makes positive, is not in the tally's per-bin statistics, so this error is
+ * too small; the zone's energies per batch (mct_phantom_params_t.zones) give
+ * the whole. zone: z_lo, z_hi, r_lo, r_hi (cm). NULL_POINTER; INVALID_VALUE
+ * for a zone that is not 0 <= lo < hi on both axes; OUT_OF_MEMORY; SUCCESS. */
 mct_status_t mct_phantom_zone_energy(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
                                      const double zone[4], double* mass_g, double* energy_mev, double* err_mev);
 
@@ -312,7 +357,8 @@ double mct_phantom_disc_rect_area(double r, double x0, double x1, double y0, dou
 /** One zone of a lateral comparison, on the compared scale (mct_phantom_lateral_t). */
 typedef struct {
     double r_lo_cm, r_hi_cm;
-    double run, run_err; /**< the run's dose in the zone and its standard error */
+    double run, run_err; /**< the run's dose in the zone and its standard error (mct_phantom_lateral_t.batch_errors says how) */
+    double run_err_independent; /**< the error propagated from the voxels' as if they were independent (smaller than the batch error where tracks cross several voxels) */
     double ref, ref_err; /**< the reference's */
     int compared;        /**< the reference dose is >= 5 % of the slab's largest */
     int passed;          /**< compared and within 2 %/1 mm */
@@ -337,8 +383,15 @@ typedef struct {
  * compared with the run's MeV/g per history as they are (absolute; the
  * phantom's history is one incident particle); with scale 0 the run's doses
  * are scaled so that its energy (dose times zone mass, summed over every zone
- * of the compared slabs) equals the reference's (integral; the scale
- * factor's own error, that of a sum over many zones, is left out). A zone
+ * of the compared slabs) equals the reference's (integral). The run's errors:
+ * with the zones' batch energies (mct_phantom_result_t.zone_batch_mev), by the
+ * batch method on each zone's energy (sim_batch_error's estimator), which
+ * includes the covariance of the voxels a track deposits in; integral, on
+ * each zone's share of the compared zones' energy, batch by batch to first
+ * order (the residuals x_jb - R_j t_b of the ratio R_j = X_j / T), so the
+ * normalisation's own error and its correlation with the zone are in it.
+ * Without them, propagated from the voxels' errors as if independent (too
+ * small; integral: the factor's error left out). A zone
  * whose reference dose is >= 5 % of its slab's largest passes when
  *   |d_run - d_ref| <= 2 % of the slab's largest + k sqrt(s_run^2 + s_ref^2)
  * (dose difference) or when d_ref lies between the run's doses at the
@@ -352,6 +405,8 @@ typedef struct {
     int absolute;         /**< 1: absolute (scale > 0), 0: integral */
     double scale;         /**< absolute: the scale given; integral: the factor the run's doses were multiplied by */
     double ratio, ratio_err; /**< absolute: the run's energy over the reference's in every zone of the compared slabs, and its standard error; integral: 1 and 0 */
+    int batch_errors;     /**< 1: the run's errors by the batch method on the zones' batch energies; 0: propagated from the voxels' as independent */
+    int64_t batches;      /**< batch_errors: the batches the errors come from */
     int slabs;
     mct_phantom_lateral_slab_t* slab; /**< slabs entries, by depth; mct_phantom_lateral_free frees it */
     mct_phantom_lateral_zone_t* zone; /**< every zone of the compared slabs, slab after slab; freed with slab */
@@ -372,18 +427,31 @@ typedef struct {
 mct_status_t mct_phantom_lateral_check(const mct_phantom_params_t* p, const char* name, const double* rows, int n,
                                        const double* depths_cm, int ndepths, char* err, size_t errlen);
 
+/** The zones mct_phantom_lateral_compare compares, for the run to record
+ * per batch (mct_phantom_params_t.zones): every zone of the slabs
+ * mct_phantom_lateral_check selects, slab after slab by depth, each by rising
+ * r, MCT_PHANTOM_ZONE_COLUMNS doubles each, in *zones (malloc'd; free it) and
+ * their count in *nzones. The errors and statuses of mct_phantom_lateral_check. */
+mct_status_t mct_phantom_lateral_zones(const mct_phantom_params_t* p, const char* name, const double* rows, int n,
+                                       const double* depths_cm, int ndepths, double** zones, int* nzones, char* err,
+                                       size_t errlen);
+
 /** Compares the run's dose (the tally's mean energy per voxel per history
  * and its relative errors, p's grid order) with the reference in the slabs
  * mct_phantom_lateral_check selects, at k standard errors, normalised as
- * mct_phantom_lateral_t says (scale > 0: absolute, 0: integral). Fills out
- * (free it with mct_phantom_lateral_free). The errors and statuses of
+ * mct_phantom_lateral_t says (scale > 0: absolute, 0: integral). With r (the
+ * run's result, of p with p->zones those of mct_phantom_lateral_zones, and
+ * at least 2 batches) the run's errors come from the zones' batch energies;
+ * with r NULL, from the voxels' errors as independent. Fills out (free it
+ * with mct_phantom_lateral_free). The errors and statuses of
  * mct_phantom_lateral_check, and INVALID_VALUE for a negative or non-finite
- * scale or k, or an integral normalisation with no energy in the run or the
- * reference's zones. */
-mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
-                                         const char* name, const double* rows, int n, const double* depths_cm,
-                                         int ndepths, double scale, double k, mct_phantom_lateral_t* out, char* err,
-                                         size_t errlen);
+ * scale or k, an integral normalisation with no energy in the run or the
+ * reference's zones, or an r whose zones are not the compared ones or that
+ * has fewer than 2 batches. */
+mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const mct_phantom_result_t* r,
+                                         const double* mean_mev, const double* rel_err, const char* name,
+                                         const double* rows, int n, const double* depths_cm, int ndepths, double scale,
+                                         double k, mct_phantom_lateral_t* out, char* err, size_t errlen);
 
 /** Frees out's slabs and zones and zeroes it; NULL is fine. */
 void mct_phantom_lateral_free(mct_phantom_lateral_t* out);

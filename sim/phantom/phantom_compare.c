@@ -279,43 +279,131 @@ static int voxel_span(double lo, double hi, int n, double d, int centred, int* f
     return *first <= *last;
 }
 
-mct_status_t mct_phantom_zone_energy(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
-                                     const double zone[4], double* mass_g, double* energy_mev, double* err_mev) {
-    if (!p || !mean_mev || !zone || !mass_g || !energy_mev || !err_mev) return MCT_STATUS_NULL_POINTER;
+static int zone_valid(const double* zone) {
     const double z0 = zone[0], z1 = zone[1], r0 = zone[2], r1 = zone[3];
-    if (!(z0 >= 0.0 && z1 > z0 && r0 >= 0.0 && r1 > r0) || !isfinite(z1) || !isfinite(r1)) return MCT_STATUS_INVALID_VALUE;
-    mct_phantom_grid_t g;
-    mct_phantom_grid(p, &g);
-    const float* rho = p->geometry ? p->geometry->density : NULL;
-    const double hx = 0.5 * g.nx * g.dx_cm, hy = 0.5 * g.ny * g.dy_cm, vol = g.dx_cm * g.dy_cm * g.dz_cm;
-    double mass = 0.0, energy = 0.0, var = 0.0;
+    return z0 >= 0.0 && z1 > z0 && r0 >= 0.0 && r1 > r0 && isfinite(z1) && isfinite(r1);
+}
+
+/* The share of the rectangle [x0, x1] x [y0, y1] inside the annulus r0..r1
+ * about the origin: 1 exactly when the rectangle lies wholly in it, 0 when
+ * wholly outside, else the closed-form areas over the rectangle's. */
+static double annulus_share(double r0, double r1, double x0, double x1, double y0, double y1, double area) {
+    const double nx = x0 > 0.0 ? x0 : x1 < 0.0 ? -x1 : 0.0, ny = y0 > 0.0 ? y0 : y1 < 0.0 ? -y1 : 0.0;
+    const double fx = fmax(fabs(x0), fabs(x1)), fy = fmax(fabs(y0), fabs(y1));
+    const double near2 = nx * nx + ny * ny, far2 = fx * fx + fy * fy;
+    if (near2 >= r1 * r1 || far2 <= r0 * r0) return 0.0;
+    if (far2 <= r1 * r1 && near2 >= r0 * r0) return 1.0;
+    double a = mct_phantom_disc_rect_area(r1, x0, x1, y0, y1);
+    if (a > 0.0 && r0 > 0.0) a -= mct_phantom_disc_rect_area(r0, x0, x1, y0, y1);
+    return a > 0.0 ? fmin(a / area, 1.0) : 0.0;
+}
+
+/* The voxels zone touches (a valid one) and their shares f_v, into voxel and
+ * weight when they are not NULL; returns how many. */
+static int64_t zone_voxels(const mct_phantom_grid_t* g, const double* zone, int64_t* voxel, double* weight) {
+    const double z0 = zone[0], z1 = zone[1], r0 = zone[2], r1 = zone[3];
+    const double hx = 0.5 * g->nx * g->dx_cm, hy = 0.5 * g->ny * g->dy_cm, area = g->dx_cm * g->dy_cm;
     int ix0, ix1, iy0, iy1, iz0, iz1;
-    if (voxel_span(-r1, r1, g.nx, g.dx_cm, 1, &ix0, &ix1) && voxel_span(-r1, r1, g.ny, g.dy_cm, 1, &iy0, &iy1) &&
-        voxel_span(z0, z1, g.nz, g.dz_cm, 0, &iz0, &iz1)) {
-        for (int iz = iz0; iz <= iz1; ++iz) {
-            const double lz = fmin(z1, (iz + 1) * g.dz_cm) - fmax(z0, iz * g.dz_cm);
-            if (!(lz > 0.0)) continue;
-            for (int iy = iy0; iy <= iy1; ++iy) {
-                const double y0 = iy * g.dy_cm - hy, y1 = y0 + g.dy_cm;
-                for (int ix = ix0; ix <= ix1; ++ix) {
-                    const double x0 = ix * g.dx_cm - hx, x1 = x0 + g.dx_cm;
-                    double a = mct_phantom_disc_rect_area(r1, x0, x1, y0, y1);
-                    if (a > 0.0 && r0 > 0.0) a -= mct_phantom_disc_rect_area(r0, x0, x1, y0, y1);
-                    if (!(a > 0.0)) continue;
-                    const double f = a * lz / vol;
-                    const int64_t k = ix + (int64_t)g.nx * (iy + (int64_t)g.ny * iz);
-                    const double e = mean_mev[k];
-                    const double s = !rel_err ? NAN : e == 0.0 && rel_err[k] == 0.0 ? 0.0 : rel_err[k] * fabs(e);
-                    energy += f * e;
-                    mass += f * (rho ? (double)rho[k] : 1.0) * vol;
-                    var += f * f * s * s;
+    int64_t count = 0;
+    if (!voxel_span(-r1, r1, g->nx, g->dx_cm, 1, &ix0, &ix1) || !voxel_span(-r1, r1, g->ny, g->dy_cm, 1, &iy0, &iy1) ||
+        !voxel_span(z0, z1, g->nz, g->dz_cm, 0, &iz0, &iz1))
+        return 0;
+    for (int iz = iz0; iz <= iz1; ++iz) {
+        const double lo = iz * g->dz_cm, hi = (iz + 1) * g->dz_cm;
+        /* The share of the voxel's depth inside the slab: 1 exactly when it lies wholly inside. */
+        const double fz = z0 <= lo && hi <= z1 ? 1.0 : (fmin(z1, hi) - fmax(z0, lo)) / g->dz_cm;
+        if (!(fz > 0.0)) continue;
+        for (int iy = iy0; iy <= iy1; ++iy) {
+            const double y0 = iy * g->dy_cm - hy, y1 = y0 + g->dy_cm;
+            for (int ix = ix0; ix <= ix1; ++ix) {
+                const double x0 = ix * g->dx_cm - hx, x1 = x0 + g->dx_cm;
+                const double fxy = annulus_share(r0, r1, x0, x1, y0, y1, area);
+                if (!(fxy > 0.0)) continue;
+                if (voxel) {
+                    voxel[count] = ix + (int64_t)g->nx * (iy + (int64_t)g->ny * iz);
+                    weight[count] = fxy * fz;
                 }
+                ++count;
             }
         }
     }
-    *mass_g = mass;
-    *energy_mev = energy;
+    return count;
+}
+
+void mct_phantom_zone_map_free(mct_phantom_zone_map_t* m) {
+    if (!m) return;
+    free(m->start), free(m->voxel), free(m->weight);
+    memset(m, 0, sizeof *m);
+}
+
+mct_status_t mct_phantom_zone_map(const mct_phantom_params_t* p, const double* zones, int n,
+                                  mct_phantom_zone_map_t* out) {
+    if (!out) return MCT_STATUS_NULL_POINTER;
+    memset(out, 0, sizeof *out);
+    if (!p || (n > 0 && !zones)) return MCT_STATUS_NULL_POINTER;
+    if (n < 0) return MCT_STATUS_INVALID_VALUE;
+    for (int j = 0; j < n; ++j)
+        if (!zone_valid(zones + (size_t)MCT_PHANTOM_ZONE_COLUMNS * j)) return MCT_STATUS_INVALID_VALUE;
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    out->zones = n;
+    out->start = malloc(((size_t)n + 1) * sizeof *out->start);
+    if (!out->start) return MCT_STATUS_OUT_OF_MEMORY;
+    out->start[0] = 0;
+    for (int j = 0; j < n; ++j)
+        out->start[j + 1] = out->start[j] + zone_voxels(&g, zones + (size_t)MCT_PHANTOM_ZONE_COLUMNS * j, NULL, NULL);
+    const size_t total = (size_t)out->start[n];
+    out->voxel = malloc((total ? total : 1) * sizeof *out->voxel);
+    out->weight = malloc((total ? total : 1) * sizeof *out->weight);
+    if (!out->voxel || !out->weight) {
+        mct_phantom_zone_map_free(out);
+        return MCT_STATUS_OUT_OF_MEMORY;
+    }
+    for (int j = 0; j < n; ++j)
+        zone_voxels(&g, zones + (size_t)MCT_PHANTOM_ZONE_COLUMNS * j, out->voxel + out->start[j],
+                    out->weight + out->start[j]);
+    return MCT_STATUS_SUCCESS;
+}
+
+void mct_phantom_zone_sums(const mct_phantom_zone_map_t* m, const double* e, double* out) {
+    for (int j = 0; j < m->zones; ++j) {
+        double sum = 0.0;
+        for (int64_t i = m->start[j]; i < m->start[j + 1]; ++i) sum += m->weight[i] * e[m->voxel[i]];
+        out[j] = sum;
+    }
+}
+
+/* Zone j of map m: its mass inside p's grid (g), its energy per history
+ * (MeV) from the voxels' means, and the variance of that energy with the
+ * voxels' errors (rel_err; NULL: NaN) taken as independent. */
+static void zone_totals(const mct_phantom_params_t* p, const mct_phantom_zone_map_t* m, int j, const double* mean_mev,
+                        const double* rel_err, double* mass_g, double* energy_mev, double* var_mev2) {
+    mct_phantom_grid_t g;
+    mct_phantom_grid(p, &g);
+    const float* rho = p->geometry ? p->geometry->density : NULL;
+    const double vol = g.dx_cm * g.dy_cm * g.dz_cm;
+    double mass = 0.0, energy = 0.0, var = 0.0;
+    for (int64_t i = m->start[j]; i < m->start[j + 1]; ++i) {
+        const int64_t k = m->voxel[i];
+        const double f = m->weight[i], e = mean_mev[k];
+        const double s = !rel_err ? NAN : e == 0.0 && rel_err[k] == 0.0 ? 0.0 : rel_err[k] * fabs(e);
+        energy += f * e;
+        mass += f * (rho ? (double)rho[k] : 1.0) * vol;
+        var += f * f * s * s;
+    }
+    *mass_g = mass, *energy_mev = energy, *var_mev2 = var;
+}
+
+mct_status_t mct_phantom_zone_energy(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
+                                     const double zone[4], double* mass_g, double* energy_mev, double* err_mev) {
+    if (!p || !mean_mev || !zone || !mass_g || !energy_mev || !err_mev) return MCT_STATUS_NULL_POINTER;
+    mct_phantom_zone_map_t m;
+    const mct_status_t st = mct_phantom_zone_map(p, zone, 1, &m);
+    if (st) return st;
+    double var;
+    zone_totals(p, &m, 0, mean_mev, rel_err, mass_g, energy_mev, &var);
     *err_mev = sqrt(var);
+    mct_phantom_zone_map_free(&m);
     return MCT_STATUS_SUCCESS;
 }
 
@@ -495,7 +583,7 @@ static void test_slab(const zone_t* z, int n, const double* d, const double* s, 
                       double k, double* x, mct_phantom_lateral_slab_t* o, mct_phantom_lateral_zone_t* oz) {
     o->z_lo_cm = z[0].z0, o->z_hi_cm = z[0].z1;
     o->zones = n;
-    for (int i = 0; i < n; ++i) oz[i] = (mct_phantom_lateral_zone_t){z[i].r0, z[i].r1, d[i], s[i], dr[i], sr[i], 0, 0};
+    for (int i = 0; i < n; ++i) oz[i] = (mct_phantom_lateral_zone_t){z[i].r0, z[i].r1, d[i], s[i], 0.0, dr[i], sr[i], 0, 0};
     double dmax = 0.0;
     for (int i = 0; i < n; ++i) dmax = fmax(dmax, dr[i]), x[i] = 0.5 * (z[i].r0 + z[i].r1);
     o->ref_max = dmax;
@@ -518,10 +606,84 @@ static void test_slab(const zone_t* z, int n, const double* d, const double* s, 
     o->pass = o->points > 0 && o->passed == o->points;
 }
 
-mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const double* mean_mev, const double* rel_err,
-                                         const char* name, const double* rows, int n, const double* depths_cm,
-                                         int ndepths, double scale, double k, mct_phantom_lateral_t* out, char* err,
-                                         size_t errlen) {
+/* The zones of the compared slabs of plan q, one after another (slab by
+ * depth, each by rising r), MCT_PHANTOM_ZONE_COLUMNS doubles each, and their count. */
+static double* plan_zone_list(const lateral_plan_t* q, int* nz) {
+    int n = 0;
+    for (int u = 0; u < q->nuse; ++u) n += q->slab[q->use[u]].count;
+    *nz = n;
+    double* zones = malloc((size_t)(n > 0 ? n : 1) * MCT_PHANTOM_ZONE_COLUMNS * sizeof *zones);
+    if (!zones) return NULL;
+    for (int u = 0, i = 0; u < q->nuse; ++u) {
+        const slab_t* sl = &q->slab[q->use[u]];
+        for (int t = sl->first; t < sl->first + sl->count; ++t, ++i) {
+            const zone_t* z = &q->zone[t];
+            double* o = zones + (size_t)MCT_PHANTOM_ZONE_COLUMNS * i;
+            o[0] = z->z0, o[1] = z->z1, o[2] = z->r0, o[3] = z->r1;
+        }
+    }
+    return zones;
+}
+
+mct_status_t mct_phantom_lateral_zones(const mct_phantom_params_t* p, const char* name, const double* rows, int n,
+                                       const double* depths_cm, int ndepths, double** zones, int* nzones, char* err,
+                                       size_t errlen) {
+    if (!zones || !nzones) return MCT_STATUS_NULL_POINTER;
+    *zones = NULL, *nzones = 0;
+    lateral_plan_t q;
+    const mct_status_t st = lateral_plan(p, name, rows, n, depths_cm, ndepths, &q, err, errlen);
+    if (st) return st;
+    *zones = plan_zone_list(&q, nzones);
+    plan_free(&q);
+    if (*zones) return MCT_STATUS_SUCCESS;
+    *nzones = 0;
+    return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "%s: out of memory", name);
+}
+
+/* Whether r recorded exactly the nz zones of list (p->zones too) per batch, over >= 2 batches. */
+static int batch_zones_match(const mct_phantom_params_t* p, const mct_phantom_result_t* r, const double* list, int nz) {
+    if (!r->zone_batch_mev || !r->batch_histories || r->zones != nz || p->nzones != nz || !p->zones || r->batches < 2)
+        return 0;
+    return !memcmp(p->zones, list, (size_t)nz * MCT_PHANTOM_ZONE_COLUMNS * sizeof *list);
+}
+
+/* The batch standard errors of the run's energies per history in the nz
+ * zones (MeV), from r's batch energies: se[j] of zone j's energy, or with
+ * integral set, of its share of the energy of all nz zones (R_j = X_j / T,
+ * to first order in the batches' deviations: the batch method on the
+ * residuals x_jb - R_j t_b, over T / N), and *se_total of the energy of all
+ * nz zones. tmp: room for 2 x batches doubles. */
+static void batch_errors(const mct_phantom_result_t* r, int nz, int integral, double* se, double* se_total,
+                         double* tmp) {
+    const int64_t nb = r->batches;
+    const double* x = r->zone_batch_mev;
+    double* t = tmp;       /* each batch's energy in all zones */
+    double* y = tmp + nb;  /* residuals */
+    double n = 0.0, total = 0.0;
+    for (int64_t b = 0; b < nb; ++b) {
+        n += (double)r->batch_histories[b];
+        t[b] = 0.0;
+        for (int j = 0; j < nz; ++j) t[b] += x[b * nz + j];
+        total += t[b];
+    }
+    *se_total = sim_batch_error(t, 1, r->batch_histories, nb, total, n);
+    for (int j = 0; j < nz; ++j) {
+        double xj = 0.0;
+        for (int64_t b = 0; b < nb; ++b) xj += x[b * nz + j];
+        if (!integral) {
+            se[j] = sim_batch_error(x + j, nz, r->batch_histories, nb, xj, n);
+            continue;
+        }
+        const double ratio = total != 0.0 ? xj / total : 0.0;
+        for (int64_t b = 0; b < nb; ++b) y[b] = x[b * nz + j] - ratio * t[b];
+        se[j] = total != 0.0 ? sim_batch_error(y, 1, r->batch_histories, nb, 0.0, n) / (total / n) : 0.0;
+    }
+}
+
+mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const mct_phantom_result_t* r,
+                                         const double* mean_mev, const double* rel_err, const char* name,
+                                         const double* rows, int n, const double* depths_cm, int ndepths, double scale,
+                                         double k, mct_phantom_lateral_t* out, char* err, size_t errlen) {
     if (!out || !mean_mev || !rel_err) return MCT_STATUS_NULL_POINTER;
     memset(out, 0, sizeof *out);
     if (!(isfinite(scale) && scale >= 0.0) || !(isfinite(k) && k >= 0.0))
@@ -529,68 +691,84 @@ mct_status_t mct_phantom_lateral_compare(const mct_phantom_params_t* p, const do
     lateral_plan_t q;
     mct_status_t st = lateral_plan(p, name, rows, n, depths_cm, ndepths, &q, err, errlen);
     if (st) return st;
-    /* The zones of the compared slabs, one after another: the run's and the reference's dose, error and mass, and
-     * room for their centres. */
+    /* The zones of the compared slabs, one after another: the run's and the reference's dose, error and mass, the
+     * independent error, the batch error, and room for their centres and the batch method's sums. */
     int nz = 0;
-    for (int u = 0; u < q.nuse; ++u) nz += q.slab[q.use[u]].count;
-    double* buf = malloc((size_t)nz * 6 * sizeof *buf);
+    double* list = plan_zone_list(&q, &nz);
+    if (list && r && !batch_zones_match(p, r, list, nz)) {
+        free(list);
+        plan_free(&q);
+        return lat_fail(err, errlen, "%s: the run did not record the %d compared zones over 2 or more batches", name, nz);
+    }
+    mct_phantom_zone_map_t map = {0};
+    double* buf = malloc(((size_t)nz * 8 + 2 * (size_t)(r ? r->batches : 0)) * sizeof *buf);
     out->slab = calloc((size_t)q.nuse, sizeof *out->slab);
     out->zone = calloc((size_t)nz, sizeof *out->zone);
-    if (!buf || !out->slab || !out->zone) {
-        free(buf);
+    if (!list || !buf || !out->slab || !out->zone || mct_phantom_zone_map(p, list, nz, &map)) {
+        free(list), free(buf);
         plan_free(&q);
         mct_phantom_lateral_free(out);
         return sim_fail(err, errlen, MCT_STATUS_OUT_OF_MEMORY, "%s: out of memory", name);
     }
     double *d = buf, *s = buf + nz, *dr = buf + 2 * (size_t)nz, *sr = buf + 3 * (size_t)nz, *m = buf + 4 * (size_t)nz;
-    double* centre = buf + 5 * (size_t)nz;
-    double e_run = 0.0, v_run = 0.0, e_ref = 0.0, v_ref = 0.0;
+    double *centre = buf + 5 * (size_t)nz, *si = buf + 6 * (size_t)nz, *sb = buf + 7 * (size_t)nz;
+    double e_run = 0.0, v_run = 0.0, e_ref = 0.0, v_ref = 0.0, se_total = 0.0;
     const double ref_scale = scale > 0.0 ? scale : 1.0;
+    if (r) batch_errors(r, nz, !(scale > 0.0), sb, &se_total, buf + 8 * (size_t)nz);
     for (int u = 0, i = 0; u < q.nuse; ++u) {
         const slab_t* sl = &q.slab[q.use[u]];
         for (int t = sl->first; t < sl->first + sl->count; ++t, ++i) {
             const zone_t* z = &q.zone[t];
-            const double zone[4] = {z->z0, z->z1, z->r0, z->r1};
-            double e, se;
-            mct_phantom_zone_energy(p, mean_mev, rel_err, zone, &m[i], &e, &se);
+            double e, var;
+            zone_totals(p, &map, i, mean_mev, rel_err, &m[i], &e, &var);
             d[i] = m[i] > 0.0 ? e / m[i] : 0.0;
-            s[i] = m[i] > 0.0 ? se / m[i] : 0.0;
+            si[i] = m[i] > 0.0 ? sqrt(var) / m[i] : 0.0;
             dr[i] = z->dose * ref_scale, sr[i] = z->err * ref_scale;
-            e_run += e, v_run += se * se;
+            e_run += e, v_run += var;
             e_ref += dr[i] * m[i], v_ref += sr[i] * m[i] * sr[i] * m[i];
         }
     }
+    if (r) v_run = se_total * se_total;
     if (scale > 0.0) {
         out->absolute = 1;
         out->scale = scale;
         out->ratio = e_ref > 0.0 ? e_run / e_ref : NAN;
         out->ratio_err = out->ratio * sqrt(v_run / (e_run * e_run) + v_ref / (e_ref * e_ref));
+        for (int i = 0; i < nz; ++i) s[i] = r ? (m[i] > 0.0 ? sb[i] / m[i] : 0.0) : si[i];
     } else if (!(e_run > 0.0 && e_ref > 0.0)) {
         st = lat_fail(err, errlen, "%s: no energy in the compared zones (run %g, reference %g): nothing to normalise",
                       name, e_run, e_ref);
     } else {
         out->scale = e_ref / e_run;
         out->ratio = 1.0, out->ratio_err = 0.0;
-        for (int i = 0; i < nz; ++i) d[i] *= out->scale, s[i] *= out->scale;
+        /* Batch: zone j's dose is R_j e_ref / m_j, R_j its share of the run's energy in the zones. */
+        for (int i = 0; i < nz; ++i) {
+            d[i] *= out->scale, si[i] *= out->scale;
+            s[i] = r ? (m[i] > 0.0 ? sb[i] * e_ref / m[i] : 0.0) : si[i];
+        }
     }
     if (!st) {
         out->name = name;
         out->k = k;
         out->slabs = q.nuse;
+        out->batch_errors = r != NULL;
+        out->batches = r ? r->batches : 0;
         out->pass = 1;
         for (int u = 0, i = 0; u < q.nuse; ++u) {
             const slab_t* sl = &q.slab[q.use[u]];
             mct_phantom_lateral_slab_t* o = &out->slab[u];
             o->first = i;
             test_slab(&q.zone[sl->first], sl->count, d + i, s + i, dr + i, sr + i, k, centre + i, o, out->zone + i);
+            for (int t = 0; t < sl->count; ++t) out->zone[i + t].run_err_independent = si[i + t];
             out->points += o->points;
             out->passed += o->passed;
             out->pass &= o->pass;
             i += sl->count;
         }
     }
-    free(buf);
+    free(list), free(buf);
     plan_free(&q);
+    mct_phantom_zone_map_free(&map);
     if (st) mct_phantom_lateral_free(out);
     return st;
 }

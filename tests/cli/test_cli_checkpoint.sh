@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # `mctally run --checkpoint/--resume`: runs killed with SIGKILL at random
 # points and resumed (again and again) give the same bits as an uninterrupted
-# run, for escape with a u64 tally and the phantom with fixed (cpu backend);
+# run, for escape with a u64 tally and the phantom with fixed (cpu backend), the phantom's lateral
+# comparison included;
 # checkpoints of another seed, parameter or problem, and corrupt or truncated
 # ones, are refused with one line and no result.
 set -u
@@ -59,6 +60,25 @@ done
 [ "$(tally_bits "$work/phantom_full/result.json")" = "$(tally_bits "$work/phantom_killed/result.json")" ] &&
     echo "ok: phantom fixed resumed = uninterrupted" || fail "phantom: resumed result.json differs"
 leftover=$(ls -A "$work/phantom_killed" | grep "^\\." || true); [ -z "$leftover" ] || fail "phantom: temporaries left: $leftover"
+
+# Phantom with a lateral reference: the zones' batch energies are in the checkpoint, so the resumed
+# run's lateral block (doses and batch errors) is the uninterrupted one's; a checkpoint of other
+# zones is refused.
+lat_ini() { # DEPTHS: the 20 MeV lateral example on 1 mm voxels, compared at DEPTHS
+    sed -e "s|^lateral_reference = .*|lateral_reference = $EXAMPLES/../data/reference/egsnrc/lateral/lat_e20.csv|" \
+        -e "s/^voxels = .*/voxels = 100/" -e "s/^lateral_depths = .*/lateral_depths = $1/" \
+        "$EXAMPLES/phantom_lateral_e20.ini"
+}
+lat_ini 2 >"$work/lat.ini"
+lat=("$work/lat.ini" --backend cpu --method fixed --dtype f64 --histories 20000 --batches 40)
+"$MCT" run "${lat[@]}" --out "$work/lat_full" >/dev/null 2>&1 || fail "lateral: uninterrupted run failed"
+run_killed lat "${lat[@]}"
+lat_block() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["phantom"]["lateral"]; print(json.dumps(r, sort_keys=True) if r["run_error_method"].startswith("batch") else "no batch errors")' "$1"; }
+[ "$(lat_block "$work/lat_full/result.json")" = "$(lat_block "$work/lat_killed/result.json")" ] &&
+    echo "ok: lateral resumed = uninterrupted" || fail "lateral: resumed lateral block differs"
+lat_ini 6 >"$work/lat6.ini"
+expect_error other_zones "zones 50 " run "$work/lat6.ini" --backend cpu --method fixed --dtype f64 --histories 20000 \
+    --batches 40 --resume "$work/lat.ckpt"
 
 # Refusals: a checkpoint of 4e8 escape histories at seed 2018.
 ck="$work/escape.ckpt"

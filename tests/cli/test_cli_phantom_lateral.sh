@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The lateral comparison ([phantom] lateral_reference) through the CLI on the CPU, at CI's counts:
 #  - examples/phantom_lateral_e20.ini (20 MeV electrons on water, 0.5 mm voxels) against EGSnrc's
-#    lat_e20.csv at 2 and 6 cm, 2e4 histories: both depths pass, in absolute units and with the
-#    integral normalisation. At this count the statistical term dominates the test: the run's
-#    propagated errors of the axis annulus are 1.4 % at 2 cm and 7 % at 6 cm, and lateral_k is 6
-#    because those errors leave out the covariance of neighbouring voxels (a track crosses
-#    several): the zones' spread over 12 seeds is 1.5 times the propagated error at 0.5 mm voxels,
-#    so k = 6 is 4 true standard errors, and a correct run fails one of its 36 compared zones with
-#    a chance of about 0.2 %.
+#    lat_e20.csv at 2 and 6 cm, 2e4 histories in 40 batches: both depths pass, in absolute units and
+#    with the integral normalisation. At this count the statistical term dominates the test (the
+#    axis annulus's error is about 2 % at 2 cm and 10 % at 6 cm). The run's zone errors are the
+#    batch method's on each zone's energy, which includes the covariance of the voxels one track
+#    deposits in (test_phantom_lateral_batch_errors checks them against the spread over seeds), so
+#    lateral_k is set by the count of zones alone: a zone's difference over its error is Student's t
+#    with 39 degrees of freedom (the reference's errors are far smaller), P(|t| > 4) = 2.7e-4, and a
+#    correct run fails one of its 36 compared zones with a chance below 36 x 2.7e-4 = 1 % (the
+#    2 % of the maximum and the distance to agreement only add to the allowance). k = 3 would be
+#    36 x 4.7e-3 = 17 %; with 10 batches (t with 9 degrees of freedom) k = 4 would be 11 %.
 #  - the profile at 2 cm at 1e6 histories, where the test is tight enough to see the transport's
 #    angular spread: the beam's first 3 cm of water only (a slab phantom of 0.5 mm x 0.5 mm x 1 mm
-#    voxels; what lies deeper adds 0.3 % of the dose at 2 cm by backscatter), lateral_k 6 as above.
-#    The axis annulus's propagated error is then 0.24 % of the maximum with EGSnrc's, the
-#    tolerance 2 % + 1.4 %, and the 0.5 mm voxels average that annulus about 1 % low: a transport
-#    whose angular core is too wide, and so its profile at 2 cm, fails on the axis.
+#    voxels; what lies deeper adds 0.3 % of the dose at 2 cm by backscatter), lateral_k 4 as above
+#    (5 zones compared: 0.14 %). The axis annulus's batch error is then 0.25 % of the maximum, 0.29 %
+#    with EGSnrc's, the tolerance 2 % + 1.2 %, and the 0.5 mm voxels average that annulus about 1 %
+#    low: a transport whose angular core is too wide, and so its profile at 2 cm, fails on the axis.
 #  - wrong runs, which must fail where the physics differs, at the same k: a 16 MeV beam against
 #    the 20 MeV reference at 2 and 6 cm; the 20 MeV beam against the 10 MeV reference (lat_e10) at
 #    2 and 4 cm (1e4 histories, 1 mm voxels).
@@ -32,7 +35,7 @@ LAT="$SRC/data/reference/egsnrc/lateral"
 ini() { # NAME SED-EXPR...
     local name=$1
     shift
-    local args=(-e "s|^lateral_reference = .*|lateral_reference = $LAT/lat_e20.csv|")
+    local args=(-e "s|^lateral_reference = .*|lateral_reference = $LAT/lat_e20.csv|" -e "s/^batches = .*/batches = 40/")
     for e in "$@"; do args+=(-e "$e"); done
     sed "${args[@]}" "$EX" >"$work/$name.ini"
 }
@@ -52,7 +55,7 @@ import json, sys
 lat = json.load(open(sys.argv[1]))["phantom"]["lateral"]
 want = sys.argv[2] == "pass"
 depths = [float(d) for d in sys.argv[3:]]
-ok = lat["pass"] == want and len(lat["depths"]) == len(depths)
+ok = lat["pass"] == want and len(lat["depths"]) == len(depths) and lat["run_error_method"].startswith("batch")
 for d, s in zip(depths, lat["depths"]):
     inside = s["z_lo_cm"] <= d + 1e-9 and d < s["z_hi_cm"] - 1e-9
     ok &= inside and s["pass"] == want and s["points"] >= 5 and len(s["profile"]["run"]) == s["zones"]
@@ -62,21 +65,21 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-ini pass_abs "s/^lateral_scale = .*/&\nlateral_k = 6/"
+ini pass_abs "s/^lateral_scale = .*/&\nlateral_k = 4/"
 run pass_abs 2e4 pass 2 6
 grep -q "(absolute)" "$work/pass_abs.log" || fail "pass_abs: the summary does not say absolute"
-ini pass_int "s/^lateral_scale = .*/lateral_k = 6/"
+ini pass_int "s/^lateral_scale = .*/lateral_k = 4/"
 run pass_int 2e4 pass 2 6
 grep -q "(integral)" "$work/pass_int.log" || fail "pass_int: the summary does not say integral"
 
 ini axis_2cm "s/^size_cm = .*/geometry = slabs\nslabs = water 1.0 3\ndepth_voxel_cm = 0.1\n&/" \
-    "s/^lateral_depths = .*/lateral_depths = 2/" "s/^lateral_scale = .*/&\nlateral_k = 6/"
+    "s/^lateral_depths = .*/lateral_depths = 2/" "s/^lateral_scale = .*/&\nlateral_k = 4/"
 run axis_2cm 1e6 pass 2
 
-ini wrong_e16 "s/^energy_MeV = .*/energy_MeV = 16/" "s/^voxels = .*/voxels = 100/" "s/^lateral_scale = .*/&\nlateral_k = 6/"
+ini wrong_e16 "s/^energy_MeV = .*/energy_MeV = 16/" "s/^voxels = .*/voxels = 100/" "s/^lateral_scale = .*/&\nlateral_k = 4/"
 run wrong_e16 1e4 fail 2 6
 ini wrong_ref "s|lat_e20.csv|lat_e10.csv|" "s/^voxels = .*/voxels = 100/" "s/^lateral_depths = .*/lateral_depths = 2, 4/" \
-    "s/^lateral_scale = .*/&\nlateral_k = 6/"
+    "s/^lateral_scale = .*/&\nlateral_k = 4/"
 run wrong_ref 1e4 fail 2 4
 
 # The GPU suite's step (scripts/gpu_suite.sh stage lateral) on the CPU at a small count: the

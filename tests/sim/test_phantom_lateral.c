@@ -230,7 +230,7 @@ static void test_compare(void) {
     /* 5 slabs of 1 mm from 1 cm, 20 annuli of 1 mm: all within 2 % in absolute terms. */
     double* rows = reference(5, 1.0, 0.1, 20, 0.1, flat, 1.0, &nr);
     mct_phantom_lateral_t c;
-    ASSERT_STATUS(mct_phantom_lateral_compare(&p, e, rel, "flat", rows, nr, NULL, 0, 1.0, 3.0, &c, err, sizeof err),
+    ASSERT_STATUS(mct_phantom_lateral_compare(&p, NULL, e, rel, "flat", rows, nr, NULL, 0, 1.0, 3.0, &c, err, sizeof err),
                   MCT_STATUS_SUCCESS);
     ASSERT_TRUE(c.absolute && c.slabs == 5 && c.points == 100 && c.passed == 100 && c.pass);
     ASSERT_NEAR_F64(c.ratio, 1.0, 1e-12);
@@ -239,7 +239,7 @@ static void test_compare(void) {
      * distance to agreement saves it), and so does its slab. */
     rows[(size_t)MCT_PHANTOM_LATERAL_COLUMNS * (3 * 5 + 2) + 4] = 1.03;
     const double depth = 1.25;
-    ASSERT_STATUS(mct_phantom_lateral_compare(&p, e, rel, "flat", rows, nr, &depth, 1, 1.0, 3.0, &c, err, sizeof err),
+    ASSERT_STATUS(mct_phantom_lateral_compare(&p, NULL, e, rel, "flat", rows, nr, &depth, 1, 1.0, 3.0, &c, err, sizeof err),
                   MCT_STATUS_SUCCESS);
     ASSERT_TRUE(c.slabs == 1 && c.points == 20 && c.passed == 19 && !c.pass && !c.slab[0].pass);
     ASSERT_NEAR_F64(c.slab[0].z_lo_cm, 1.2, 1e-12);
@@ -249,14 +249,14 @@ static void test_compare(void) {
     mct_phantom_lateral_free(&c);
     /* The same zone's error of 1 % at k = 3 lets it pass (|diff| 3 % <= 2 % + 3 %). */
     rows[(size_t)MCT_PHANTOM_LATERAL_COLUMNS * (3 * 5 + 2) + 5] = 0.01;
-    ASSERT_STATUS(mct_phantom_lateral_compare(&p, e, rel, "flat", rows, nr, &depth, 1, 1.0, 3.0, &c, err, sizeof err),
+    ASSERT_STATUS(mct_phantom_lateral_compare(&p, NULL, e, rel, "flat", rows, nr, &depth, 1, 1.0, 3.0, &c, err, sizeof err),
                   MCT_STATUS_SUCCESS);
     ASSERT_TRUE(c.pass);
     mct_phantom_lateral_free(&c);
     /* ... and so does the run's own error of 1 % (rel 0.01 in every voxel of the zone's layer). */
     rows[(size_t)MCT_PHANTOM_LATERAL_COLUMNS * (3 * 5 + 2) + 5] = 0.0;
     for (int i = 12 * n * n; i < 13 * n * n; ++i) rel[i] = 0.05;
-    ASSERT_STATUS(mct_phantom_lateral_compare(&p, e, rel, "flat", rows, nr, &depth, 1, 1.0, 3.0, &c, err, sizeof err),
+    ASSERT_STATUS(mct_phantom_lateral_compare(&p, NULL, e, rel, "flat", rows, nr, &depth, 1, 1.0, 3.0, &c, err, sizeof err),
                   MCT_STATUS_SUCCESS);
     ASSERT_TRUE(c.pass && c.zone[3].run_err > 0.005);
     mct_phantom_lateral_free(&c);
@@ -264,7 +264,7 @@ static void test_compare(void) {
     /* Integral normalisation: the reference on a scale of 1000 passes, scaled back. */
     free(rows);
     rows = reference(5, 1.0, 0.1, 20, 0.1, flat, 1000.0, &nr);
-    ASSERT_STATUS(mct_phantom_lateral_compare(&p, e, rel, "flat", rows, nr, NULL, 0, 0.0, 3.0, &c, err, sizeof err),
+    ASSERT_STATUS(mct_phantom_lateral_compare(&p, NULL, e, rel, "flat", rows, nr, NULL, 0, 0.0, 3.0, &c, err, sizeof err),
                   MCT_STATUS_SUCCESS);
     ASSERT_TRUE(!c.absolute && c.pass && c.points == 100);
     ASSERT_NEAR_F64(c.scale, 1000.0, 1e-9);
@@ -290,7 +290,7 @@ static void test_compare(void) {
             double* r = rows + (size_t)MCT_PHANTOM_LATERAL_COLUMNS * i;
             r[4] = falling(fmax(0.5 * (r[2] + r[3]) - shifts[t], 0.0)); /* the run's profile, moved out */
         }
-        ASSERT_STATUS(mct_phantom_lateral_compare(&p, e, rel, "shifted", rows, nr, NULL, 0, 1.0, 3.0, &c, err, sizeof err),
+        ASSERT_STATUS(mct_phantom_lateral_compare(&p, NULL, e, rel, "shifted", rows, nr, NULL, 0, 1.0, 3.0, &c, err, sizeof err),
                       MCT_STATUS_SUCCESS);
         printf("profile moved by %.1f mm: %d of %d zones pass, worst %.2f %%\n", 10 * shifts[t], c.passed, c.points,
                100 * c.slab[0].worst_diff);
@@ -314,7 +314,7 @@ static void expect_bad(const mct_phantom_params_t* p, const double* rows, int n,
     const int cells = p->voxels * p->voxels * p->voxels;
     double* e = calloc((size_t)cells, sizeof *e);
     mct_phantom_lateral_t c;
-    ASSERT_STATUS(mct_phantom_lateral_compare(p, e, e, "ref.csv", rows, n, depths, nd, 1.0, 3.0, &c, err, sizeof err), st);
+    ASSERT_STATUS(mct_phantom_lateral_compare(p, NULL, e, e, "ref.csv", rows, n, depths, nd, 1.0, 3.0, &c, err, sizeof err), st);
     ASSERT_TRUE(c.slab == NULL && c.zone == NULL && c.points == 0);
     free(e);
 }

@@ -167,13 +167,15 @@ typedef struct {
     int reference_rows;
     double* lateral;                 /* phantom: the lateral reference's rows (MCT_PHANTOM_LATERAL_COLUMNS each), NULL for none */
     int lateral_rows;
+    double* lateral_zones;           /* phantom: the lateral comparison's zones (cfg.phantom.zones points here), NULL for none */
 } mct_cli_run_args_t;
 
 /** Builds a phantom run's geometry from cfg.phantom_geometry into a->geometry
  * and points cfg.phantom.geometry at it (NULL for the water cube at 1 g/cm3,
  * the homogeneous path), reads the `reference` depth dose into
  * a->reference and the `lateral_reference` into a->lateral (checked against
- * the grid: mct_phantom_lateral_check); 1 after a message ("phantom: ...").
+ * the grid) with its compared zones into a->lateral_zones, which
+ * cfg.phantom.zones points at (mct_phantom_lateral_zones); 1 after a message ("phantom: ...").
  * Nothing is written. mct_cli_geometry_free releases them all. */
 int mct_cli_geometry_build(mct_cli_run_args_t* a);
 void mct_cli_geometry_free(mct_cli_run_args_t* a);

@@ -122,6 +122,15 @@ char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct
             snprintf(text, sizeof text, "%d %d %d %016llx", g->nx, g->ny, g->nz, (unsigned long long)h);
             cJSON_AddStringToObject(params, "geometry", text);
         }
+        if (p->nzones > 0) {
+            /* The zones whose batch energies the state holds (a lateral reference's), by their count and content. */
+            uint64_t h = UINT64_C(0xcbf29ce484222325);
+            const unsigned char* z = (const unsigned char*)p->zones;
+            for (size_t i = 0; i < (size_t)p->nzones * MCT_PHANTOM_ZONE_COLUMNS * sizeof(double); ++i)
+                h = (h ^ z[i]) * UINT64_C(0x100000001b3);
+            snprintf(text, sizeof text, "%d %016llx", p->nzones, (unsigned long long)h);
+            cJSON_AddStringToObject(params, "zones", text);
+        }
     }
     char* s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);

@@ -26,6 +26,10 @@ void mct_cli_geometry_free(mct_cli_run_args_t* a) {
     free(a->lateral);
     a->lateral = NULL;
     a->lateral_rows = 0;
+    free(a->lateral_zones);
+    a->lateral_zones = NULL;
+    a->cfg.phantom.zones = NULL;
+    a->cfg.phantom.nzones = 0;
 }
 
 /* The most rows of a reference file. */
@@ -43,7 +47,8 @@ static int read_reference(const char* key, const char* path, const char* header,
     return 0;
 }
 
-/* The lateral reference, read and checked against the run's grid. */
+/* The lateral reference, read and checked against the run's grid; its
+ * compared zones become the run's, whose energies it records per batch. */
 static int read_lateral(mct_cli_run_args_t* a) {
     const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
     if (a->cfg.phantom.batches < 2)
@@ -52,9 +57,12 @@ static int read_lateral(mct_cli_run_args_t* a) {
                        MCT_PHANTOM_LATERAL_COLUMNS, 1, &a->lateral, &a->lateral_rows))
         return 1;
     char err[1200];
-    if (mct_phantom_lateral_check(&a->cfg.phantom, k->lateral_reference, a->lateral, a->lateral_rows,
-                                  k->lateral_depths, k->nlateral_depths, err, sizeof err))
+    int nzones = 0;
+    if (mct_phantom_lateral_zones(&a->cfg.phantom, k->lateral_reference, a->lateral, a->lateral_rows,
+                                  k->lateral_depths, k->nlateral_depths, &a->lateral_zones, &nzones, err, sizeof err))
         return mct_cli_error("phantom: lateral_reference %s", err);
+    a->cfg.phantom.zones = a->lateral_zones;
+    a->cfg.phantom.nzones = nzones;
     return 0;
 }
 
@@ -138,8 +146,10 @@ int mct_cli_geometry_build(mct_cli_run_args_t* a) {
     const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
     memset(&a->geometry, 0, sizeof a->geometry);
     a->cfg.phantom.geometry = NULL;
-    a->reference = a->lateral = NULL;
+    a->reference = a->lateral = a->lateral_zones = NULL;
     a->reference_rows = a->lateral_rows = 0;
+    a->cfg.phantom.zones = NULL;
+    a->cfg.phantom.nzones = 0;
     if (strcmp(a->cfg.type, "phantom")) return 0;
     if (k->reference[0] && read_reference("reference", k->reference, "depth_cm,width_cm,mev,err", 4, 2, &a->reference,
                                           &a->reference_rows))

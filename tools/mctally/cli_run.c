@@ -641,6 +641,13 @@ static cJSON* phantom_lateral_json(const mct_phantom_lateral_t* c) {
                                         : "integral: the run's doses times scale, so that its energy in the zones of "
                                           "the compared slabs is the reference's");
     cJSON_AddNumberToObject(j, "scale", c->scale);
+    cJSON_AddStringToObject(j, "run_error_method",
+                            c->batch_errors ? "batch: each zone's energy added up batch by batch (its voxels weighted "
+                                              "by their share of the zone), the error from the spread of the batches, "
+                                              "so the covariance of the voxels a track deposits in is included; "
+                                              "integral: on the zone's share of the compared zones' energy"
+                                            : "independent voxels: the voxels' errors propagated as if uncorrelated");
+    if (c->batch_errors) cJSON_AddNumberToObject(j, "run_error_batches", (double)c->batches);
     if (c->absolute) {
         cJSON_AddItemToObject(j, "run_over_reference", number_or_null(c->ratio));
         cJSON_AddItemToObject(j, "run_over_reference_err", number_or_null(c->ratio_err));
@@ -664,12 +671,14 @@ static cJSON* phantom_lateral_json(const mct_phantom_lateral_t* c) {
         cJSON_AddBoolToObject(o, "pass", s->pass);
         /* The profiles, annulus by annulus: what a plot of the comparison needs. */
         cJSON* prof = cJSON_AddObjectToObject(o, "profile");
-        const char* keys[] = {"r_lo_cm", "r_hi_cm", "run", "run_err", "reference", "reference_err"};
-        for (int f = 0; f < 6; ++f) {
+        const char* keys[] = {"r_lo_cm", "r_hi_cm", "run", "run_err", "run_err_independent", "reference",
+                              "reference_err"};
+        for (int f = 0; f < 7; ++f) {
             cJSON* arr = cJSON_AddArrayToObject(prof, keys[f]);
             for (int z = s->first; z < s->first + s->zones; ++z) {
                 const mct_phantom_lateral_zone_t* q = &c->zone[z];
-                const double v[] = {q->r_lo_cm, q->r_hi_cm, q->run, q->run_err, q->ref, q->ref_err};
+                const double v[] = {q->r_lo_cm, q->r_hi_cm, q->run, q->run_err, q->run_err_independent, q->ref,
+                                    q->ref_err};
                 cJSON_AddItemToArray(arr, number_or_null(v[f]));
             }
         }
@@ -858,7 +867,7 @@ static int run_phantom(const run_args_t* a, mct_tally_t tally) {
     if (!rc && a->lateral) { /* on the tally's energies, before they become doses */
         const mct_cli_geometry_t* k = &a->cfg.phantom_geometry;
         char err[1200];
-        if (mct_phantom_lateral_compare(&p, mean, rel, k->lateral_reference, a->lateral, a->lateral_rows,
+        if (mct_phantom_lateral_compare(&p, &r, mean, rel, k->lateral_reference, a->lateral, a->lateral_rows,
                                         k->lateral_depths, k->nlateral_depths, k->lateral_scale, k->lateral_k, &lat,
                                         err, sizeof err))
             rc = mct_cli_error("phantom: lateral_reference %s", err);
