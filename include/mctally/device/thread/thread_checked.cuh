@@ -16,6 +16,7 @@
 
 #include "mctally/device/mct_cuda.cuh"
 #include "mctally/device/thread/thread_atomic.cuh"
+#include "mctally/device/warp/warp_reduce.cuh"
 #include "mctally/mct_arith.h"
 #include "mctally/mct_tally.h"
 
@@ -53,7 +54,8 @@ struct mct_checked_plus {
 /** The same combine for a reduction whose caller raises the flag once at its
  * end: an overflow is OR-ed into *overflow (a register once inlined), so a
  * reduction step is the add and three test instructions, with no branch and no
- * reconvergence per step. */
+ * reconvergence per step. A warp whose values are all small enough that no sum
+ * of them can overflow skips the tests altogether (mct_warp_reduce_sum). */
 struct mct_checked_plus_local {
     int* overflow;
     template <typename V>
@@ -68,6 +70,8 @@ struct mct_checked_plus_local {
         }
     }
 };
+template <>
+struct mct__op_plain_when_small<mct_checked_plus_local> : std::true_type {};
 
 /** *addr += v with one atomic; for the integer types, an overflow of the
  * bin is found from the old value the atomic returns and raised in `flags`. */

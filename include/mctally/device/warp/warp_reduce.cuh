@@ -4,6 +4,7 @@
 #ifndef MCT_WARP_REDUCE_CUH
 #define MCT_WARP_REDUCE_CUH
 
+#include <limits>
 #include <type_traits>
 
 #include "mctally/device/mct_cuda.cuh"
@@ -19,6 +20,26 @@ struct mct__plain_plus {
     __device__ __forceinline__ V operator()(V a, V b) const { return a + b; }
 };
 
+/** Combines that a warp may swap for plain adds when all its values are small
+ * (mct__fits_warp_sum): a checked integer add that cannot overflow is a plain
+ * add (thread_checked.cuh marks mct_checked_plus_local). */
+template <typename Op>
+struct mct__op_plain_when_small : std::false_type {};
+
+/** v in [-2^(digits-5), 2^(digits-5)) (unsigned: [0, 2^(digits-5))): no sum of
+ * 32 such values leaves T's range (i32: 32 x -2^26 is INT32_MIN, 32 x
+ * (2^26 - 1) = 2^31 - 32). Computed in unsigned arithmetic, so no value
+ * overflows the test itself. */
+template <typename T>
+__device__ __forceinline__ int mct__fits_warp_sum(T v) {
+    using U = typename std::make_unsigned<T>::type;
+    constexpr U limit = (U)1 << (std::numeric_limits<T>::digits - 5);
+    if constexpr (std::is_signed<T>::value)
+        return (U)((U)v + limit) < (U)(2 * limit);
+    else
+        return v < limit;
+}
+
 /** Sum of `v` over lanes [0, width) of the calling warp; every one of those
  * lanes must call it together, and no other lane. The sum is returned in lane 0
  * (other lanes get partial sums). A full warp uses the classic shuffle-down
@@ -29,6 +50,9 @@ struct mct__plain_plus {
 template <typename T, typename Op = mct__plain_plus>
 __device__ __forceinline__ T mct_warp_reduce_sum(T v, int width, Op op = Op()) {
     const unsigned mask = mct_warp_prefix_mask(width);
+    /* One vote instead of a test per step, where no step can overflow. */
+    if constexpr (mct__op_plain_when_small<Op>::value && std::is_integral<T>::value)
+        if (__all_sync(mask, mct__fits_warp_sum(v))) return mct_warp_reduce_sum(v, width, mct__plain_plus{});
     if (width >= 32) {
         if constexpr (std::is_same<Op, mct__plain_plus>::value) {
             for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_down_sync(mask, v, offset));
