@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_block_counter.cu  Every block-counter method x type against an exact
  * count: random flags of several densities, block sizes 1, 7, 32, 65, 128, 1024,
- * one item per thread and grid-stride launches. Runs on a GPU (nvcc) and on the
- * CPU under the CUDA emulation (test_block_counter_emulated.cpp). */
+ * one item per thread and grid-stride launches. Then the integer counters at
+ * the edges of their range: sums that reach the type's extremes exactly
+ * (no overflow reported, the bin exact) and sums one past them (overflow
+ * reported), with each thread's adds inside shared's unchecked budget, past
+ * it, and crossing it. Runs on a GPU (nvcc) and on the CPU under the CUDA
+ * emulation (test_block_counter_emulated.cpp). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <limits>
+#include <vector>
 
 #include "mctally/device/mct_launch.cuh"
 #include "mctally/device/mct_tally_device.cuh"
@@ -74,8 +81,117 @@ static void check_methods(const int32_t* d_flags, int64_t n, int64_t exact, int 
     check_case<T, MCT_METHOD_REPLICATED>(d_flags, n, exact, block, grid);
 }
 
+/* Thread t adds vals[t * per + j], j < per. */
+template <typename T, mct_method_t M>
+static __global__ void sum_kernel(const T* vals, int per, mct_tally_view_t view) {
+    __shared__ mct_block_counter_storage<T> storage;
+    mct_block_counter<T, M> counter(view, 0, storage);
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int j = 0; j < per; ++j) counter.add(vals[t * per + j]);
+    counter.flush();
+}
+
+typedef __int128 wide_t;
+
+/* One block of `block` threads adding `vals` (per values each) into a bin
+ * that starts at `start`: the overflow flag must be raised exactly when the
+ * sum leaves T's range (every case's values have one sign, so no partial sum
+ * leaves it unless the whole does), and the bin must be exact when it is not. */
+template <typename T, mct_method_t M>
+static void check_edge(const std::vector<T>& vals, int block, int per, T start, const char* what) {
+    T* dv;
+    T* bins;
+    unsigned* flags;
+    CHECK_CUDA(cudaMalloc((void**)&dv, vals.size() * sizeof(T)));
+    CHECK_CUDA(cudaMalloc((void**)&bins, sizeof(T)));
+    CHECK_CUDA(cudaMalloc((void**)&flags, sizeof(unsigned)));
+    CHECK_CUDA(cudaMemcpy(dv, vals.data(), vals.size() * sizeof(T), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(bins, &start, sizeof(T), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemset(flags, 0, sizeof(unsigned)));
+    mct_tally_view_t view;
+    memset(&view, 0, sizeof view);
+    view.bins = bins, view.nbins = 1, view.method = M, view.flags = flags;
+    MCT_LAUNCH((sum_kernel<T, M>), 1u, block, 0, 0, dv, per, view);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    T got;
+    unsigned f;
+    CHECK_CUDA(cudaMemcpy(&got, bins, sizeof(T), cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(&f, flags, sizeof(unsigned), cudaMemcpyDeviceToHost));
+    wide_t exact = (wide_t)start;
+    for (T v : vals) exact += (wide_t)v;
+    const bool out = exact < (wide_t)std::numeric_limits<T>::min() || exact > (wide_t)std::numeric_limits<T>::max();
+    const bool raised = (f & MCT_TALLY_FLAG_OVERFLOW) != 0;
+    if (raised != out || (!out && (wide_t)got != exact))
+        TEST_FAIL("%s, method %s, %zu-byte type, block %d x %d adds: sum %s range, overflow %s, bin %.17g, exact %.17g",
+                  what, mct_method_name(M), sizeof(T), block, per, out ? "out of" : "in", raised ? "raised" : "not raised",
+                  (double)got, (double)exact);
+    cudaFree(dv), cudaFree(bins), cudaFree(flags);
+}
+
+template <typename T>
+static void check_edge_methods(const std::vector<T>& vals, int block, int per, T start, const char* what) {
+    check_edge<T, MCT_METHOD_ATOMIC>(vals, block, per, start, what);
+    check_edge<T, MCT_METHOD_SHARED>(vals, block, per, start, what);
+    check_edge<T, MCT_METHOD_WARP_REDUCE>(vals, block, per, start, what);
+    check_edge<T, MCT_METHOD_BLOCK_REDUCE>(vals, block, per, start, what);
+}
+
+/* shared's budget per thread is T's largest value over the block's threads. */
+template <typename T>
+static void check_edges(void) {
+    const T top = std::numeric_limits<T>::max();
+    const bool is_signed = std::numeric_limits<T>::is_signed;
+    for (int block : {1, 4, 32, 96}) {
+        const T budget = (T)(top / (T)block);
+        const int n = block;
+        /* Each thread's one add at its budget: the sum reaches the top less
+         * the division's remainder, in range; from a bin started at that
+         * remainder, exactly the top; one more, out of range. */
+        std::vector<T> at(n, budget);
+        const T rest = (T)(top - (T)(budget * (T)block));
+        check_edge_methods<T>(at, block, 1, T(0), "budget each");
+        check_edge_methods<T>(at, block, 1, rest, "budget each, to the top");
+        check_edge_methods<T>(at, block, 1, (T)(rest + 1), "budget each, one past the top");
+        /* Past the budget from the first add: the checked word. */
+        if (block > 1) {
+            std::vector<T> over(n, T(0));
+            over[0] = (T)(budget + 1);
+            check_edge_methods<T>(over, block, 1, T(0), "one add past the budget");
+            check_edge_methods<T>(over, block, 1, (T)(top - budget), "past the budget, to the top");
+            check_edge_methods<T>(over, block, 1, (T)(top - budget + 1), "past the budget, one past the top");
+            /* Every thread one past its budget: the sum leaves the range (budget x
+             * block is within a block of the top), and only the checked word sees it. */
+            check_edge_methods<T>(std::vector<T>(n, (T)(budget + 1)), block, 1, T(0), "every thread past the budget");
+        }
+        /* Crossing it: three adds of half the budget each (the third goes to
+         * the checked word), from a bin that the sum takes to the top and one past. */
+        const T half = (T)(budget / 2 + 1);
+        std::vector<T> cross(3 * n, half);
+        const wide_t total = (wide_t)half * 3 * n;
+        if (total <= (wide_t)top) {
+            check_edge_methods<T>(cross, block, 3, (T)(top - (T)total), "crossing the budget, to the top");
+            check_edge_methods<T>(cross, block, 3, (T)(top - (T)total + 1), "crossing the budget, one past the top");
+        }
+        if (is_signed) {
+            /* Down to the type's minimum exactly, and one past it. */
+            const T low = std::numeric_limits<T>::min();
+            std::vector<T> neg(n, (T)(T(0) - budget));
+            const T to_min = (T)(low + (T)(budget * (T)block));
+            check_edge_methods<T>(neg, block, 1, to_min, "negative budgets, to the minimum");
+            check_edge_methods<T>(neg, block, 1, (T)(to_min - 1), "negative budgets, one past the minimum");
+            std::vector<T> big(n, T(0));
+            big[n - 1] = low;
+            check_edge_methods<T>(big, block, 1, T(0), "the minimum in one add");
+            check_edge_methods<T>(big, block, 1, T(-1), "the minimum in one add, one past");
+        }
+    }
+}
+
 int main(void) {
     if (!test_have_device()) return 77;
+    check_edges<int32_t>();
+    check_edges<uint64_t>();
     const int blocks[] = {1, 7, 32, 65, 128, 1024};
     /* MCT_TEST_QUICK (set under compute-sanitizer) keeps one size and density. */
     const int quick = getenv("MCT_TEST_QUICK") != NULL;

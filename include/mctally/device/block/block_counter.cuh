@@ -6,7 +6,7 @@
  * | method        | add(v)                       | flush()                                   |
  * |---------------|------------------------------|-------------------------------------------|
  * | atomic        | global atomic (if v != 0)    | nothing                                   |
- * | shared        | shared-memory atomic         | one global atomic per block               |
+ * | shared        | shared-memory atomic         | one global atomic per word per block      |
  * | warp_reduce   | register sum                 | warp shuffle sum, one atomic per warp     |
  * | block_reduce  | register sum                 | block sum, one atomic per block           |
  * | replicated    | register sum                 | plain add into the thread's own replica   |
@@ -21,15 +21,21 @@
  *     c.flush();
  *
  * Determinism: integer counters are exact whatever the method, and never wrap:
- * the global and shared atomics test the old value they return, the register
- * sum keeps an overflow bit, the reductions add by mct_checked_plus_local,
- * and flush() raises MCT_TALLY_FLAG_OVERFLOW once per thread for either
- * (thread_checked.cuh). For floats the atomics' order varies (not_guaranteed), except replicated, whose replicas are
+ * the global atomics test the old value they return, the register sum keeps
+ * an overflow bit, the reductions add by mct_checked_plus_local, and flush()
+ * raises MCT_TALLY_FLAG_OVERFLOW once per thread for either
+ * (thread_checked.cuh). shared keeps two words: a thread's adds go to the
+ * first without a test while their magnitudes sum to at most the type's range
+ * over the block's threads (so that word cannot leave the range, whatever the
+ * order), and beyond that to the second, whose atomics test the old value.
+ * The first is the common case and costs what an unchecked shared atomic does. For floats the atomics' order varies (not_guaranteed), except replicated, whose replicas are
  * reduced in a fixed order by mct_tally_end_batch (run_to_run).
  * Precondition for replicated: the tally holds at least one replica per thread
  * of the grid (mct_tally_reserve_replicas), replica index = global thread rank. */
 #ifndef MCT_BLOCK_COUNTER_CUH
 #define MCT_BLOCK_COUNTER_CUH
+
+#include <type_traits>
 
 #include "mctally/device/block/block_privatized.cuh"
 #include "mctally/device/block/block_reduce.cuh"
@@ -39,27 +45,57 @@
 
 template <typename T>
 struct mct_block_counter_storage {
-    T shared_bin;                           /* method shared */
+    T shared_bin[2];                        /* method shared: [0] adds within budget, [1] the rest */
     mct_block_reduce_storage<T> reduce;     /* method block_reduce */
 };
+
+/** An unsigned count of magnitudes for integer T (int for floats, unused). */
+template <typename T, bool = std::is_integral<T>::value>
+struct mct__budget_type {
+    using type = int;
+};
+template <typename T>
+struct mct__budget_type<T, true> {
+    using type = typename std::make_unsigned<T>::type;
+};
+
+/** The magnitude of an integer add, unsigned (|INT32_MIN| fits). */
+template <typename T>
+__device__ __forceinline__ typename std::make_unsigned<T>::type mct__add_magnitude(T v) {
+    using U = typename std::make_unsigned<T>::type;
+    if constexpr (std::is_signed<T>::value)
+        return v < 0 ? (U)(U(0) - (U)v) : (U)v;
+    else
+        return v;
+}
 
 template <typename T, mct_method_t M>
 struct mct_block_counter {
     T* target; /* the global bin, or this thread's replica of it */
     T acc;     /* register partial of the reducing methods */
     int overflow; /* integers: the register partial left the type's range */
+    /* shared, integers: what is left of the thread's budget of unchecked adds
+     * (the type's largest value over the block's threads). */
+    typename mct__budget_type<T>::type budget;
     mct_block_counter_storage<T>& storage;
     const mct_tally_view_t& view; /* flags and the rounding-loss shadow (mct_rounding.h) */
     int64_t bin;
 
     __device__ __forceinline__ mct_block_counter(const mct_tally_view_t& v, int64_t b,
                                                  mct_block_counter_storage<T>& s)
-        : target((T*)v.bins + b), acc(T(0)), overflow(0), storage(s), view(v), bin(b) {
+        : target((T*)v.bins + b), acc(T(0)), overflow(0), budget(0), storage(s), view(v), bin(b) {
         if (M == MCT_METHOD_REPLICATED) {
             const int64_t replica = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
             target = (T*)v.replicas + replica * v.nbins + b;
         }
-        if (M == MCT_METHOD_SHARED) mct_block_privatized_zero(&storage.shared_bin, 1);
+        if (M == MCT_METHOD_SHARED) {
+            if constexpr (std::is_integral<T>::value) {
+                using U = typename mct__budget_type<T>::type;
+                const U largest = std::is_signed<T>::value ? (U)(~U(0) >> 1) : ~U(0); /* T's largest value */
+                budget = largest / (U)mct_block_threads();
+            }
+            mct_block_privatized_zero(storage.shared_bin, 2);
+        }
     }
 
     /* The reducing methods keep add() to one register add (and, for integers,
@@ -71,7 +107,17 @@ struct mct_block_counter {
             if (v != T(0)) mct_atomic_add(target, v, view.flags);
         } else if (M == MCT_METHOD_SHARED) {
             mct_loss_hook<MCT_LOSS_FROM_VIEW>(view, bin, v);
-            if (v != T(0)) mct_atomic_add(&storage.shared_bin, v, view.flags);
+            if constexpr (std::is_integral<T>::value) {
+                const auto m = mct__add_magnitude(v);
+                if (m <= budget) {
+                    budget -= m;
+                    mct_atomic_add(&storage.shared_bin[0], v); /* cannot leave the range: no test */
+                } else {
+                    mct_atomic_add(&storage.shared_bin[1], v, view.flags);
+                }
+            } else if (v != T(0)) {
+                mct_atomic_add(&storage.shared_bin[0], v, view.flags);
+            }
         } else if constexpr (std::is_integral<T>::value) {
             int o;
             acc = mct__checked_add(acc, v, &o);
@@ -92,7 +138,12 @@ struct mct_block_counter {
                 if (acc != T(0)) mct_loss_hook<MCT_LOSS_FROM_VIEW>(view, bin, acc);
         }
         if (M == MCT_METHOD_SHARED) {
-            mct_block_privatized_flush(&storage.shared_bin, target, 1, view.flags);
+            /* Each non-zero word with its own checked atomic into the bin. */
+            __syncthreads();
+            for (int k = mct_thread_rank(); k < 2; k += mct_block_threads()) {
+                const T w = storage.shared_bin[k];
+                if (w != T(0)) mct_atomic_add(target, w, view.flags);
+            }
         } else if (M == MCT_METHOD_WARP_REDUCE) {
             const T sum = mct_warp_reduce_sum(acc, mct_warp_width_in_block(), mct_checked_plus_local{&o});
             if (mct_lane() == 0 && sum != T(0)) mct_atomic_add(target, sum, view.flags);
