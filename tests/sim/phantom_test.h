@@ -14,6 +14,15 @@
 #include "sim_test_tally.h"
 #include "test_assert.h"
 
+/* The uniform water cube of n^3 voxels over size_cm, defaults otherwise. */
+static inline mct_phantom_params_t phantom_test_cube(int n, double size_cm) {
+    mct_phantom_params_t p;
+    mct_phantom_params_init(&p);
+    p.voxels = n;
+    p.size_cm = size_cm;
+    return p;
+}
+
 /* An nx x ny x nz grid of dx x dy x dz cm voxels, every voxel material 0 at
  * density 1 until the caller changes it; the caller names the materials. */
 static inline mct_phantom_geometry_t phantom_test_grid(int nx, int ny, int nz, double dx, double dy, double dz) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "phantom.h"
+#include "phantom_test.h"
 #include "test_assert.h"
 
 static const double pi = 3.14159265358979323846;
@@ -78,15 +79,6 @@ static void test_disc_rect_area(void) {
 
 /* ---- Zone averages --------------------------------------------------------- */
 
-/* The cube of n^3 voxels over size cm. */
-static mct_phantom_params_t cube(int n, double size) {
-    mct_phantom_params_t p;
-    mct_phantom_params_init(&p);
-    p.voxels = n;
-    p.size_cm = size;
-    return p;
-}
-
 static double zone_dose(const mct_phantom_params_t* p, const double* e, const double* rel, double z0, double z1,
                         double r0, double r1, double* mass, double* err) {
     const double zone[4] = {z0, z1, r0, r1};
@@ -101,7 +93,7 @@ static void test_zone_constant(void) {
     /* A uniform dose: every zone inside gets it exactly, and its mass is the
      * annulus's volume at 1 g/cm3, whatever the zone's place among the voxels. */
     const int n = 30;
-    const mct_phantom_params_t p = cube(n, 6.0); /* 2 mm voxels */
+    const mct_phantom_params_t p = phantom_test_cube(n, 6.0); /* 2 mm voxels */
     double* e = malloc((size_t)n * n * n * sizeof *e);
     for (int i = 0; i < n * n * n; ++i) e[i] = 0.7 * 0.008; /* 0.7 MeV/g in 0.008 g */
     const double zones[][4] = {{0.0, 0.1, 0.0, 0.1}, {1.03, 1.31, 0.27, 0.5}, {2.0, 2.1, 1.0, 2.9}, {5.8, 6.0, 0.0, 3.0}};
@@ -120,7 +112,7 @@ static void test_zone_piecewise(void) {
      * quarter disc of each of the four voxels of a layer, so its dose is
      * their mean; an annulus too; a slab across both layers weighs them by
      * the depth in each. */
-    mct_phantom_params_t p = cube(2, 2.0);
+    mct_phantom_params_t p = phantom_test_cube(2, 2.0);
     const double e[8] = {1.0, 2.0, 3.0, 6.0, 10.0, 20.0, 30.0, 60.0};
     const double rel[8] = {0.1, 0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 0.2};
     double err;
@@ -130,7 +122,7 @@ static void test_zone_piecewise(void) {
     ASSERT_NEAR_F64(zone_dose(&p, e, rel, 1.0, 2.0, 0.2, 0.9, NULL, NULL), 30.0, 1e-13);
     ASSERT_NEAR_F64(zone_dose(&p, e, rel, 0.75, 1.5, 0.0, 0.5, NULL, NULL), (0.25 * 3.0 + 0.5 * 30.0) / 0.75, 1e-13);
     /* Three voxels per edge: the disc of 0.5 cm is inside the central voxel. */
-    p = cube(3, 3.0);
+    p = phantom_test_cube(3, 3.0);
     double e27[27];
     for (int i = 0; i < 27; ++i) e27[i] = i;
     ASSERT_NEAR_F64(zone_dose(&p, e27, NULL, 1.2, 1.7, 0.0, 0.5, NULL, NULL), 13.0, 1e-14);
@@ -143,7 +135,7 @@ static void test_zone_piecewise(void) {
     float rho[8];
     for (int i = 0; i < 8; ++i) rho[i] = i % 2 ? 2.0f : 1.0f;
     g.density = rho;
-    p = cube(2, 2.0);
+    p = phantom_test_cube(2, 2.0);
     p.geometry = &g;
     ASSERT_NEAR_F64(zone_dose(&p, e, rel, 0.0, 1.0, 0.0, 0.5, NULL, NULL), (1.0 + 2.0 + 3.0 + 6.0) / 6.0, 1e-14);
 }
@@ -161,7 +153,7 @@ static void test_zone_quadrature(void) {
      * (edges crossed) / (cells) of the range of the field, well under 1e-3. */
     const int n = 12;
     const double size = 1.2, d = size / n;
-    const mct_phantom_params_t p = cube(n, size);
+    const mct_phantom_params_t p = phantom_test_cube(n, size);
     double* e = malloc((size_t)n * n * n * sizeof *e);
     for (int iz = 0; iz < n; ++iz)
         for (int iy = 0; iy < n; ++iy)
@@ -221,7 +213,7 @@ static double falling(double r) { return r < 1.0 ? 1.0 - 0.9 * r * r : 0.02; }
 static void test_compare(void) {
     /* The run: a dose of 1 MeV/g per history everywhere in a cube of 40 x 1 mm. */
     const int n = 40;
-    const mct_phantom_params_t p = cube(n, 4.0);
+    const mct_phantom_params_t p = phantom_test_cube(n, 4.0);
     double* e = malloc((size_t)n * n * n * sizeof *e);
     double* rel = malloc((size_t)n * n * n * sizeof *rel);
     for (int i = 0; i < n * n * n; ++i) e[i] = 1e-3, rel[i] = 0.0;
@@ -320,7 +312,7 @@ static void expect_bad(const mct_phantom_params_t* p, const double* rows, int n,
 }
 
 static void test_bad_references(void) {
-    const mct_phantom_params_t p = cube(20, 4.0); /* 4 cm deep, 2 cm from the axis to a side */
+    const mct_phantom_params_t p = phantom_test_cube(20, 4.0); /* 4 cm deep, 2 cm from the axis to a side */
     int n;
     double* good = reference(3, 1.0, 0.1, 5, 0.1, flat, 1.0, &n);
     const size_t bytes = (size_t)n * MCT_PHANTOM_LATERAL_COLUMNS * sizeof *good;

@@ -13,23 +13,16 @@
 
 #include "mctally/mct.h"
 #include "phantom.h"
+#include "phantom_test.h"
 #include "sim_test_tally.h"
 #include "test_assert.h"
 
 static const double pi = 3.14159265358979323846;
 
-static mct_phantom_params_t cube(int n, double size) {
-    mct_phantom_params_t p;
-    mct_phantom_params_init(&p);
-    p.voxels = n;
-    p.size_cm = size;
-    return p;
-}
-
 /* A 4 x 4 x 4 cube of 1 cm voxels with energies e_v = v + 1 (integers): sums
  * whose weights are 1 or 1/2 are exact in double. */
 static void test_map_exact(void) {
-    const mct_phantom_params_t p = cube(4, 4.0);
+    const mct_phantom_params_t p = phantom_test_cube(4, 4.0);
     double e[64];
     for (int v = 0; v < 64; ++v) e[v] = v + 1;
     const double zones[] = {
@@ -70,7 +63,7 @@ static void test_map_exact(void) {
 
 /* A small run: the 20 MeV beam into a 2 cm cube of 8^3 voxels in 5 batches. */
 static mct_phantom_params_t small_run(const double* zones, int nzones) {
-    mct_phantom_params_t p = cube(8, 2.0);
+    mct_phantom_params_t p = phantom_test_cube(8, 2.0);
     p.histories = 300;
     p.batches = 5;
     p.seed = 7;
@@ -199,7 +192,7 @@ static void test_resume(void) {
  * annuli; 4 batches of 10 histories. */
 static void test_batch_errors(void) {
     const int n = 40;
-    mct_phantom_params_t p = cube(n, 4.0);
+    mct_phantom_params_t p = phantom_test_cube(n, 4.0);
     double* e = malloc((size_t)n * n * n * sizeof *e);
     double* rel = malloc((size_t)n * n * n * sizeof *rel);
     for (int i = 0; i < n * n * n; ++i) e[i] = 1e-3, rel[i] = 0.01;
