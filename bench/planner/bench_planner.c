@@ -99,16 +99,25 @@ static double time_method(const run_t* r, const case_t* c, mct_method_t m) {
     int k = 0;
     mct_status_t st = MCT_STATUS_SUCCESS;
     /* A method far from the best (a CAS loop on one hot bin can need minutes
-     * for 1e8 adds) is timed on a 1/64 prefix of the keys and its time
-     * predicted from it: such a method is never the best, and the run stays
-     * bounded. */
-    const int64_t prefix = r->n / 64;
-    if (prefix >= 1024) {
-        const double t0 = now();
-        st = mct_tally_add_device_grouped(t, r->dkeys, r->dvalues, prefix, c->width, r->n);
-        if (!st) st = mct_tally_flush(t);
-        if (!st) st = sync_backend(r->backend);
-        const double predicted = (now() - t0) * (double)r->n / (double)prefix;
+     * for 1e8 adds) is timed on prefixes of 1/256 and 1/64 of the keys (after
+     * a warm-up on the smaller, which allocates what the method allocates on
+     * its first add) and its time predicted from the line through the two:
+     * such a method is never the best, and the run stays bounded. The line,
+     * not a proportion, so that a cost paid once per flush (replicated's
+     * reduction, sort_reduce's sort set-up) is not multiplied by 64. */
+    const int64_t prefix = r->n / 64, small = prefix / 4;
+    if (small >= 1024) {
+        double tp[2] = {0.0, 0.0};
+        for (int i = 0; !st && i < 3; ++i) {
+            const int64_t m = i < 2 ? small : prefix;
+            const double t0 = now();
+            st = mct_tally_add_device_grouped(t, r->dkeys, r->dvalues, m, c->width, r->n);
+            if (!st) st = mct_tally_flush(t);
+            if (!st) st = sync_backend(r->backend);
+            if (i > 0) tp[i - 1] = now() - t0;
+        }
+        const double slope = tp[1] > tp[0] ? (tp[1] - tp[0]) / (double)(prefix - small) : tp[1] / (double)prefix;
+        const double predicted = tp[1] + slope * (double)(r->n - prefix);
         if (!st && predicted > 2.0) {
             mct_tally_destroy(t);
             return predicted;
