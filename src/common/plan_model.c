@@ -243,13 +243,16 @@ static double cuda_model(const mct__plan_workload_t* w, mct_key_pattern_t patter
     return g->gups[m] > 0.0 ? 1e-9 / g->gups[m] : -1.0;
 }
 
-/* The CPU backend (no committed CPU timings): nanoseconds per update from the
- * operations each method does there. atomic: an OpenMP atomic add (a CAS loop
- * for floats); fixed: a native integer atomic after a conversion; kahan: a CAS
- * on the 8-byte pair; replicated: a plain add into the thread's copy, plus the
+/* The CPU backend: nanoseconds per update from the operations each method does
+ * there. atomic: an OpenMP atomic add (a CAS loop for floats); fixed: a native
+ * integer atomic after a conversion; kahan: a CAS on the 8-byte pair;
+ * replicated: an add into the thread's copy, which costs what an uncontended
+ * atomic does (the same path per value, lines as cold as the bins'), plus the
  * reduction of threads x B bins; sort_reduce: a sort of the pairs. Keys that
  * meet in a bin (hot, few, fewer bins than 64 per thread) make every atomic
- * bounce its cache line between cores: x10. */
+ * bounce its cache line between cores: x10. So replicated wins where keys meet
+ * and loses to fixed or atomic where they do not, as measured on a 2-core
+ * machine (bench/results/2026-11-25-cpu-planner.md). */
 static double cpu_model(const mct__plan_workload_t* w, mct_key_pattern_t pattern, mct_method_t m, const char** why) {
     if (why) *why = "CPU operation counts";
     const int contended = pattern == MCT_PATTERN_HOT || pattern == MCT_PATTERN_FEW || w->bins < 64 * (int64_t)w->threads;
@@ -258,7 +261,7 @@ static double cpu_model(const mct__plan_workload_t* w, mct_key_pattern_t pattern
     case MCT_METHOD_ATOMIC: return 2e-9 * bounce;
     case MCT_METHOD_FIXED: return 1.5e-9 * bounce;
     case MCT_METHOD_KAHAN: return 4e-9 * bounce;
-    case MCT_METHOD_REPLICATED: return 1e-9 + 1e-9 * (double)w->threads / 64.0; /* reduction over >= 64 adds per bin */
+    case MCT_METHOD_REPLICATED: return 2e-9 + 1e-9 * (double)w->threads / 64.0; /* reduction over >= 64 adds per bin */
     case MCT_METHOD_SORT_REDUCE: return 20e-9;
     default: return -1.0;
     }
