@@ -507,7 +507,7 @@ static void pattern_phrase(const mct_plan_info_t* info, char* out, size_t size) 
 /* The plan. `given`: the facts of an earlier plan of the same descriptor, to
  * make it again with its reasons (no sample, device, memory or wisdom read);
  * NULL: a new plan, whose facts go to *learnt. */
-static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name, size_t device_free, int explain,
+static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name, const size_t* device_free, int explain,
                              const mct__plan_facts_t* given, mct__plan_facts_t* learnt, mct_plan_info_t* info) {
     const double t0 = mct__plan_now();
     memset(info, 0, sizeof *info);
@@ -532,7 +532,7 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
     if (given)
         c.free_bytes = given->free_bytes;
     else if (c.ops && replica_bytes >= MCT__PLAN_REPLICA_QUERY && device_free)
-        c.free_bytes = device_free;
+        c.free_bytes = *device_free;
     else if (c.ops && replica_bytes >= MCT__PLAN_REPLICA_QUERY && c.ops->mem_info(d->device, &c.free_bytes, &total))
         c.free_bytes = 0;
 
@@ -688,7 +688,7 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
     return MCT_STATUS_SUCCESS;
 }
 
-mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_name, size_t device_free, int explain,
+mct_status_t mct__plan_resolved(const mct_tally_desc_t* d, const char* device_name, const size_t* device_free, int explain,
                                 mct__plan_facts_t* facts, mct_plan_info_t* info) {
     return plan_run(d, device_name, device_free, explain, NULL, facts, info);
 }
@@ -700,7 +700,7 @@ mct_status_t mct__plan_explain(const mct_tally_desc_t* desc, const char* device_
     d.method = facts->asked;
     d.key_sample = NULL, d.key_sample_n = 0, d.wisdom = NULL;
     const double seconds = info->seconds;
-    const mct_status_t st = plan_run(&d, device_name, 0, 1, facts, NULL, info);
+    const mct_status_t st = plan_run(&d, device_name, NULL, 1, facts, NULL, info);
     info->seconds = seconds; /* the plan's own time, not the explanation's */
     return st;
 }
@@ -727,5 +727,5 @@ mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
     mct__fixed_bound_resolve(&d);
     d.backend = mct__backend_resolve(d.backend, d.device);
     if (d.plan_mode == MCT_PLAN_MEASURE && !mct__backend_ops(d.backend)) return MCT_STATUS_BACKEND_UNAVAILABLE;
-    return mct__plan_resolved(&d, NULL, 0, 1, NULL, info);
+    return mct__plan_resolved(&d, NULL, NULL, 1, NULL, info);
 }

@@ -89,12 +89,12 @@ typedef struct {
 /** Plans for a descriptor whose backend is resolved; fills info (also on
  * UNSATISFIABLE). Called by mct_tally_create for AUTO and named methods, with
  * the device name its probe found (the backend is then known to be here);
- * NULL makes the planner probe; and with the device's free bytes (0: unknown,
- * the planner asks when the answer matters). With explain == 0 the reasons (info->reason
+ * NULL makes the planner probe; and with the device's free bytes (NULL:
+ * unknown, the planner asks when the answer matters). With explain == 0 the reasons (info->reason
  * and each entry's why) stay empty unless the plan measures: writing them is
  * most of a plan's time, and a tally's plan is read far less often than it is
  * made. `facts` (may be NULL) gets what mct__plan_explain needs. */
-mct_status_t mct__plan_resolved(const mct_tally_desc_t* desc, const char* device_name, size_t device_free,
+mct_status_t mct__plan_resolved(const mct_tally_desc_t* desc, const char* device_name, const size_t* device_free,
                                 int explain, mct__plan_facts_t* facts, mct_plan_info_t* info);
 /** Writes the reasons of a plan made without them: the same plan again from
  * its descriptor (method and sample as resolved are ignored) and facts, with

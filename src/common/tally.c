@@ -154,8 +154,7 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     /* AUTO becomes one concrete method here, before any view or add exists. */
     mct_plan_info_t plan;
     mct__plan_facts_t facts;
-    /* (0 bytes free is passed as 1: 0 would read as unknown) */
-    if ((st = mct__plan_resolved(&d, name, dev_free ? dev_free : 1, 0, &facts, &plan))) return st;
+    if ((st = mct__plan_resolved(&d, name, &dev_free, 0, &facts, &plan))) return st;
     d.method = plan.method;
     d.key_sample = NULL;
     d.key_sample_n = 0;
