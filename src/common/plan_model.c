@@ -228,11 +228,10 @@ static double cuda_model(const mct__plan_workload_t* w, mct_key_pattern_t patter
         if (why) *why = "H100 MPC";
     }
     /* i32's shared-memory atomic is the hardware's own, and contention does not
-     * slow it: where a block's copy fits, shared ran at the fastest method's
-     * speed in every pattern (bench/results/2026-11-25-h100-r19-planner-types.md:
-     * best or within 3 % of it at 1 to 1000 bins, where the f64 rows have it
-     * 10x behind on hot keys); f32 and u64 contend like f64. Predicted just
-     * ahead of the row's fastest. */
+     * slow it: where a block's copy fits, shared keeps up with the fastest
+     * method in every pattern (bench/results/2026-11-25-h100-r19-planner-types.md),
+     * while f32 and u64 contend like f64. Predicted just ahead of the row's
+     * fastest. */
     if (m == MCT_METHOD_SHARED && w->dtype == MCT_DTYPE_I32 && c != CLASS_LARGE) {
         double fastest = 0.0;
         for (int k = 0; k < MCT_METHOD_COUNT; ++k)
