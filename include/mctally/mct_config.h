@@ -26,12 +26,14 @@
 #define MCT_INLINE static inline
 #endif
 
-/* MCT_UNROLL before a loop: `#pragma unroll` under nvcc; nothing for host compilers
+/* MCT_UNROLL (MCT_NO_UNROLL) before a loop: `#pragma unroll` (`unroll 1`) under nvcc; nothing for host compilers
  * (the CPU emulation), which would warn about the unknown pragma. */
 #if defined(__CUDACC__)
 #define MCT_UNROLL _Pragma("unroll")
+#define MCT_NO_UNROLL _Pragma("unroll 1")
 #else
 #define MCT_UNROLL
+#define MCT_NO_UNROLL
 #endif
 
 /* Feature macros are always defined, to 0 or 1, and tested with #if. */

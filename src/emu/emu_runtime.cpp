@@ -74,6 +74,7 @@ const char* op_name(int op) {
     case MCT_EMU_OP_ALL: return "__all_sync";
     case MCT_EMU_OP_MATCH_ANY: return "__match_any_sync";
     case MCT_EMU_OP_MATCH_ALL: return "__match_all_sync";
+    case MCT_EMU_OP_REDUCE_ADD: return "__reduce_add_sync";
     case MCT_EMU_OP_ACTIVEMASK: return "__activemask";
     case MCT_EMU_OP_SYNCTHREADS: return "__syncthreads";
     case MCT_EMU_OP_SYNCTHREADS_COUNT: return "__syncthreads_count";
@@ -84,7 +85,7 @@ const char* op_name(int op) {
     }
 }
 
-bool is_warp_sync(int op) { return op >= MCT_EMU_OP_SYNCWARP && op <= MCT_EMU_OP_MATCH_ALL; }
+bool is_warp_sync(int op) { return op >= MCT_EMU_OP_SYNCWARP && op <= MCT_EMU_OP_REDUCE_ADD; }
 bool is_barrier(int op) {
     return op >= MCT_EMU_OP_SYNCTHREADS && op <= MCT_EMU_OP_SYNCTHREADS_OR;
 }
@@ -266,11 +267,13 @@ void block_runner::complete(int w, unsigned mask, unsigned present) {
         }
     }
     unsigned ballot = 0;
+    uint32_t sum = 0; /* __reduce_add_sync: wraps as the hardware does */
     bool all_equal = true;
     for (unsigned m = present; m; m &= m - 1) {
         lane& o = at(w, __builtin_ctz(m));
         if (o.value) ballot |= 1u << (o.id % 32);
         if (o.value != f.value) all_equal = false;
+        sum += (uint32_t)o.value;
     }
     bool bad_width = is_shfl(f.op) && (f.width < 1 || f.width > 32 || (f.width & (f.width - 1)));
     if (bad_width)
@@ -318,6 +321,7 @@ void block_runner::complete(int w, unsigned mask, unsigned present) {
             o.result = all_equal ? present : 0;
             o.pred = all_equal;
             break;
+        case MCT_EMU_OP_REDUCE_ADD: o.result = sum; break;
         default: o.result = 0; break; /* __syncwarp */
         }
     }

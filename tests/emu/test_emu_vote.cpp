@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_emu_vote.cpp  Known-answer tests of votes, match, __activemask under
- * divergence, __syncwarp across call sites, the __syncthreads reductions, and the bit
+ * divergence, __reduce_add_sync (wrapping, full and partial masks), __syncwarp across call sites, the __syncthreads reductions, and the bit
  * intrinsics. */
 #include <vector>
 
@@ -8,9 +8,11 @@
 
 static int pred_of(int g) { return (g * 37 + 11) % 5 < 2; }
 static int key_of(int g) { return (g * 13) % 7; }
+/* Large values of both signs, so that a warp's sum wraps. */
+static int big_of(int g) { return (int)(2654435761u * (unsigned)(g + 1)); }
 
 enum { V_BALLOT, V_ANY, V_ALL, V_ALL1, V_ANY0, V_MATCH32, V_MATCH64, V_MALL, V_MALLP, V_MALL2,
-       V_MALLP2, V_HALF_BALLOT, NV };
+       V_MALLP2, V_HALF_BALLOT, V_RADD, V_RADDU, V_HALF_RADD, NV };
 
 __global__ void vote_kernel(unsigned* out) {
     int g = emu_gtid(), lane = threadIdx.x % 32;
@@ -32,6 +34,9 @@ __global__ void vote_kernel(unsigned* out) {
         o[V_HALF_BALLOT] = __ballot_sync(0xaaaaaaaau, p);
     else
         o[V_HALF_BALLOT] = 0;
+    o[V_RADD] = (unsigned)__reduce_add_sync(0xffffffffu, big_of(g));
+    o[V_RADDU] = __reduce_add_sync(0xffffffffu, (unsigned)big_of(g));
+    o[V_HALF_RADD] = (lane & 1) ? (unsigned)__reduce_add_sync(0xaaaaaaaau, big_of(g)) : 0u;
 }
 
 static void check_votes(void) {
@@ -44,8 +49,10 @@ static void check_votes(void) {
     cudaMemcpy(h.data(), d, sizeof(unsigned) * h.size(), cudaMemcpyDeviceToHost);
     for (int g = 0; g < n; ++g) {
         int w0 = g - g % 32, lane = g % 32;
-        unsigned ballot = 0, m32 = 0, odd = 0;
+        unsigned ballot = 0, m32 = 0, odd = 0, sum = 0, odd_sum = 0;
         for (int l = 0; l < 32; ++l) {
+            sum += (unsigned)big_of(w0 + l);
+            if (l & 1) odd_sum += (unsigned)big_of(w0 + l);
             if (pred_of(w0 + l)) ballot |= 1u << l;
             if (key_of(w0 + l) == key_of(g)) m32 |= 1u << l;
             if ((l & 1) && pred_of(w0 + l)) odd |= 1u << l;
@@ -63,6 +70,9 @@ static void check_votes(void) {
         ASSERT_EQ_HEX32(o[V_MALL2], 0xffffffffu);
         ASSERT_EQ_I64(o[V_MALLP2], 1);
         ASSERT_EQ_HEX32(o[V_HALF_BALLOT], (lane & 1) ? odd : 0);
+        ASSERT_EQ_HEX32(o[V_RADD], sum);
+        ASSERT_EQ_HEX32(o[V_RADDU], sum);
+        ASSERT_EQ_HEX32(o[V_HALF_RADD], (lane & 1) ? odd_sum : 0u);
     }
     cudaFree(d);
 }

@@ -137,17 +137,18 @@ static void check_edge_methods(const std::vector<T>& vals, int block, int per, T
     check_edge<T, MCT_METHOD_BLOCK_REDUCE>(vals, block, per, start, what);
 }
 
-/* shared's budget per thread is T's largest value over the block's threads. */
+/* shared's budget per thread is T's largest value over 1024 (the most
+ * threads a block can have), whatever the block's size. */
 template <typename T>
 static void check_edges(void) {
     const T top = std::numeric_limits<T>::max();
     const bool is_signed = std::numeric_limits<T>::is_signed;
-    for (int block : {1, 4, 32, 96}) {
-        const T budget = (T)(top / (T)block);
+    const T budget = (T)(top >> 10);
+    for (int block : {1, 4, 32, 96, 1024}) {
         const int n = block;
-        /* Each thread's one add at its budget: the sum reaches the top less
-         * the division's remainder, in range; from a bin started at that
-         * remainder, exactly the top; one more, out of range. */
+        /* Each thread's one add at its budget: in range from 0; from a bin
+         * started at the top less their sum, exactly the top; one more, out
+         * of range. */
         std::vector<T> at(n, budget);
         const T rest = (T)(top - (T)(budget * (T)block));
         check_edge_methods<T>(at, block, 1, T(0), "budget each");
@@ -160,8 +161,9 @@ static void check_edges(void) {
             check_edge_methods<T>(over, block, 1, T(0), "one add past the budget");
             check_edge_methods<T>(over, block, 1, (T)(top - budget), "past the budget, to the top");
             check_edge_methods<T>(over, block, 1, (T)(top - budget + 1), "past the budget, one past the top");
-            /* Every thread one past its budget: the sum leaves the range (budget x
-             * block is within a block of the top), and only the checked word sees it. */
+            /* Every thread one past its budget: all adds go to the checked word
+             * (with 1024 threads their sum leaves the range, and only that word
+             * sees it). */
             check_edge_methods<T>(std::vector<T>(n, (T)(budget + 1)), block, 1, T(0), "every thread past the budget");
         }
         /* Crossing it: three adds of half the budget each (the third goes to

@@ -135,6 +135,7 @@ enum mct_emu_op {
     MCT_EMU_OP_ALL,
     MCT_EMU_OP_MATCH_ANY,
     MCT_EMU_OP_MATCH_ALL,
+    MCT_EMU_OP_REDUCE_ADD,
     MCT_EMU_OP_ACTIVEMASK,
     MCT_EMU_OP_SYNCTHREADS,
     MCT_EMU_OP_SYNCTHREADS_COUNT,
@@ -220,6 +221,15 @@ inline unsigned __match_all_sync(unsigned mask, T value, int* pred, MCT__EMU_SIT
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_all_sync takes 32/64-bit values");
     return (unsigned)mct_emu_collective(MCT_EMU_OP_MATCH_ALL, mask, mct__emu_bits(value), 0,
                                          32, (int)sizeof(T), pred, mct__file, mct__line);
+}
+/** Sum of a 32-bit value over the lanes of mask (redux.sync), wrapping, in every lane. */
+inline unsigned __reduce_add_sync(unsigned mask, unsigned value, MCT__EMU_SITE) {
+    return (unsigned)mct_emu_collective(MCT_EMU_OP_REDUCE_ADD, mask, value, 0, 32, 4, nullptr,
+                                         mct__file, mct__line);
+}
+inline int __reduce_add_sync(unsigned mask, int value, MCT__EMU_SITE) {
+    return (int)(unsigned)mct_emu_collective(MCT_EMU_OP_REDUCE_ADD, mask, (unsigned)value, 0, 32, 4,
+                                              nullptr, mct__file, mct__line);
 }
 /** The lanes of this warp stopped at this same call site once every other runnable
  * lane of the warp has stopped somewhere: lanes on other branches are not included. */

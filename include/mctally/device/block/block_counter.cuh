@@ -26,9 +26,10 @@
  * raises MCT_TALLY_FLAG_OVERFLOW once per thread for either
  * (thread_checked.cuh). shared keeps two words: a thread's adds go to the
  * first without a test while their magnitudes sum to at most the type's range
- * over the block's threads (so that word cannot leave the range, whatever the
- * order), and beyond that to the second, whose atomics test the old value.
- * The first is the common case and costs what an unchecked shared atomic does. For floats the atomics' order varies (not_guaranteed), except replicated, whose replicas are
+ * over the most threads a block can have (so that word cannot leave the range, whatever the
+ * order; 1024 threads at most), and beyond that to the second, whose atomics
+ * test the old value. The first is the common case and costs what an
+ * unchecked shared atomic does. For floats the atomics' order varies (not_guaranteed), except replicated, whose replicas are
  * reduced in a fixed order by mct_tally_end_batch (run_to_run).
  * Precondition for replicated: the tally holds at least one replica per thread
  * of the grid (mct_tally_reserve_replicas), replica index = global thread rank. */
@@ -74,8 +75,10 @@ struct mct_block_counter {
     T* target; /* the global bin, or this thread's replica of it */
     T acc;     /* register partial of the reducing methods */
     int overflow; /* integers: the register partial left the type's range */
-    /* shared, integers: what is left of the thread's budget of unchecked adds
-     * (the type's largest value over the block's threads). */
+    /* shared, integers: what is left of the thread's budget of unchecked adds:
+     * the type's largest value over 1024, the most threads a block can have,
+     * so that the budget is a constant and needs no division by the block's
+     * size. */
     typename mct__budget_type<T>::type budget;
     mct_block_counter_storage<T>& storage;
     const mct_tally_view_t& view; /* flags and the rounding-loss shadow (mct_rounding.h) */
@@ -91,8 +94,8 @@ struct mct_block_counter {
         if (M == MCT_METHOD_SHARED) {
             if constexpr (std::is_integral<T>::value) {
                 using U = typename mct__budget_type<T>::type;
-                const U largest = std::is_signed<T>::value ? (U)(~U(0) >> 1) : ~U(0); /* T's largest value */
-                budget = largest / (U)mct_block_threads();
+                constexpr U largest = std::is_signed<T>::value ? (U)(~U(0) >> 1) : ~U(0); /* T's largest value */
+                budget = largest >> 10;
             }
             mct_block_privatized_zero(storage.shared_bin, 2);
         }

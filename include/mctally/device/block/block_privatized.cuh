@@ -11,10 +11,15 @@
 #include "mctally/device/mct_cuda.cuh"
 #include "mctally/device/thread/thread_checked.cuh"
 
+/* The strided loops below are not unrolled: an unrolled loop starts with its
+ * trip count, a 64-bit division by the block's size, which costs more than the
+ * whole loop where a block has fewer bins than threads. */
+
 /** Zeroes s[0, n); every thread of the block calls it, converged. The trailing
  * barrier orders the zeroing before anyone's first add. */
 template <typename T>
 __device__ __forceinline__ void mct_block_privatized_zero(T* s, int64_t n) {
+MCT_NO_UNROLL
     for (int64_t k = mct_thread_rank(); k < n; k += mct_block_threads()) s[k] = T(0);
     __syncthreads();
 }
@@ -26,6 +31,7 @@ __device__ __forceinline__ void mct_block_privatized_zero(T* s, int64_t n) {
 template <typename T>
 __device__ __forceinline__ void mct_block_privatized_flush(const T* s, T* global, int64_t n, unsigned int* flags) {
     __syncthreads();
+MCT_NO_UNROLL
     for (int64_t k = mct_thread_rank(); k < n; k += mct_block_threads()) {
         const T v = s[k];
         if (v != T(0)) mct_atomic_add(global + k, v, flags);

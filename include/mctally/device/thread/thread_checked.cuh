@@ -54,8 +54,8 @@ struct mct_checked_plus {
 /** The same combine for a reduction whose caller raises the flag once at its
  * end: an overflow is OR-ed into *overflow (a register once inlined), so a
  * reduction step is the add and three test instructions, with no branch and no
- * reconvergence per step. A warp whose values are all small enough that no sum
- * of them can overflow skips the tests altogether (mct_warp_reduce_sum). */
+ * reconvergence per step. A warp reduction needs no test per step at all
+ * (mct__op_checked_sum in warp_reduce.cuh). */
 struct mct_checked_plus_local {
     int* overflow;
     template <typename V>
@@ -69,9 +69,11 @@ struct mct_checked_plus_local {
             return a + b;
         }
     }
+    /** Records an overflow found by a reduction's own exact test. */
+    __device__ __forceinline__ void note(int o) const { *overflow |= o; }
 };
 template <>
-struct mct__op_plain_when_small<mct_checked_plus_local> : std::true_type {};
+struct mct__op_checked_sum<mct_checked_plus_local> : std::true_type {};
 
 /** *addr += v with one atomic; for the integer types, an overflow of the
  * bin is found from the old value the atomic returns and raised in `flags`. */

@@ -4,6 +4,8 @@
 #ifndef MCT_WARP_REDUCE_CUH
 #define MCT_WARP_REDUCE_CUH
 
+#include <stdint.h>
+
 #include <limits>
 #include <type_traits>
 
@@ -20,11 +22,44 @@ struct mct__plain_plus {
     __device__ __forceinline__ V operator()(V a, V b) const { return a + b; }
 };
 
-/** Combines that a warp may swap for plain adds when all its values are small
- * (mct__fits_warp_sum): a checked integer add that cannot overflow is a plain
- * add (thread_checked.cuh marks mct_checked_plus_local). */
+/** Checked integer sums (thread_checked.cuh marks mct_checked_plus_local): a
+ * combine that records an overflow through `op.note(int)`. For these a warp
+ * need not test every step: 32-bit values are summed exactly from their 16-bit
+ * halves by two hardware reductions (mct__warp_sum32), and wider values whose
+ * magnitudes are all small (mct__fits_warp_sum) are added plainly after one
+ * vote. */
 template <typename Op>
-struct mct__op_plain_when_small : std::false_type {};
+struct mct__op_checked_sum : std::false_type {};
+
+/** The hardware warp reduction of 32-bit integers (redux.sync), on sm_80 and
+ * later and on the emulation; older devices shuffle. */
+#if defined(MCT_EMULATED) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800)
+#define MCT__HAS_REDUX 1
+#else
+#define MCT__HAS_REDUX 0
+#endif
+
+#if MCT__HAS_REDUX
+/** Sum of 32-bit integer `v` over the lanes of `mask`, wrapping, in every lane;
+ * with `overflow` (checked sums), whether the exact sum leaves T's range: the
+ * low and the high 16-bit halves are summed separately (32 halves cannot
+ * overflow 32 bits), and the exact sum is rebuilt in 64 bits. */
+template <typename T>
+__device__ __forceinline__ T mct__warp_sum32(unsigned mask, T v, int* overflow) {
+    static_assert(std::is_integral<T>::value && sizeof(T) == 4, "32-bit integers only");
+    if (!overflow) return (T)__reduce_add_sync(mask, (unsigned)v);
+    const unsigned lo = __reduce_add_sync(mask, (unsigned)v & 0xffffu);
+    int64_t exact;
+    if constexpr (std::is_signed<T>::value)
+        exact = (int64_t)__reduce_add_sync(mask, (int)v >> 16) * 65536 + (int64_t)lo;
+    else
+        exact = (int64_t)__reduce_add_sync(mask, (unsigned)v >> 16) * 65536 + (int64_t)lo;
+    constexpr int64_t low = std::is_signed<T>::value ? INT32_MIN : 0;
+    constexpr int64_t high = std::is_signed<T>::value ? (int64_t)INT32_MAX : (int64_t)UINT32_MAX;
+    *overflow = exact < low || exact > high;
+    return (T)(uint32_t)(uint64_t)exact;
+}
+#endif
 
 /** v in [-2^(digits-5), 2^(digits-5)) (unsigned: [0, 2^(digits-5))): no sum of
  * 32 such values leaves T's range (i32: 32 x -2^26 is INT32_MIN, 32 x
@@ -42,7 +77,7 @@ __device__ __forceinline__ int mct__fits_warp_sum(T v) {
 
 /** Sum of `v` over lanes [0, width) of the calling warp; every one of those
  * lanes must call it together, and no other lane. The sum is returned in lane 0
- * (other lanes get partial sums). A full warp uses the classic shuffle-down
+ * (other lanes get partial sums, or the sum). A full warp uses the classic shuffle-down
  * tree; a partial warp reads its own value where the partner lane does not
  * exist, because a shuffle from a lane outside the mask is undefined. */
 /* `op` (optional) combines two partial sums: mct_checked_plus for a tally's
@@ -50,8 +85,20 @@ __device__ __forceinline__ int mct__fits_warp_sum(T v) {
 template <typename T, typename Op = mct__plain_plus>
 __device__ __forceinline__ T mct_warp_reduce_sum(T v, int width, Op op = Op()) {
     const unsigned mask = mct_warp_prefix_mask(width);
+#if MCT__HAS_REDUX
+    if constexpr (std::is_integral<T>::value && sizeof(T) == 4) {
+        if constexpr (std::is_same<Op, mct__plain_plus>::value) {
+            return mct__warp_sum32(mask, v, (int*)nullptr);
+        } else if constexpr (mct__op_checked_sum<Op>::value) {
+            int o;
+            const T r = mct__warp_sum32(mask, v, &o);
+            op.note(o);
+            return r;
+        }
+    }
+#endif
     /* One vote instead of a test per step, where no step can overflow. */
-    if constexpr (mct__op_plain_when_small<Op>::value && std::is_integral<T>::value)
+    if constexpr (mct__op_checked_sum<Op>::value && std::is_integral<T>::value)
         if (__all_sync(mask, mct__fits_warp_sum(v))) return mct_warp_reduce_sum(v, width, mct__plain_plus{});
     if (width >= 32) {
         if constexpr (std::is_same<Op, mct__plain_plus>::value) {
