@@ -128,8 +128,8 @@ static mct_status_t reduce_replicas_typed(T* bins, T* replicas, int64_t nbins, i
                nbins, nreplicas, rows, flags);
     st = MCT_LAUNCH_CHECK();
     if (!st) {
-        MCT_LAUNCH(mct_kernel_replicas_by_column<T>, column_blocks(nbins), MCT_REPLICA_THREADS, 0, stream, bins,
-                   partial, nbins, parts, flags);
+        MCT_LAUNCH(mct_kernel_replicas_rows<T>, (unsigned)nbins, MCT_REPLICA_THREADS, 0, stream, bins, partial, nbins,
+                   parts, flags);
         st = MCT_LAUNCH_CHECK();
     }
     /* The scratch region is free again only once the reduction has read it. */

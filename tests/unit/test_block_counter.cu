@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -138,12 +139,12 @@ static void check_edge_methods(const std::vector<T>& vals, int block, int per, T
 }
 
 /* shared's budget per thread is T's largest value over 1024 (the most
- * threads a block can have), whatever the block's size. */
+ * threads a block can have), whatever the block's size, and at most 2^32 - 1. */
 template <typename T>
 static void check_edges(void) {
     const T top = std::numeric_limits<T>::max();
     const bool is_signed = std::numeric_limits<T>::is_signed;
-    const T budget = (T)(top >> 10);
+    const T budget = (T)std::min<uint64_t>((uint64_t)(top >> 10), UINT32_MAX);
     for (int block : {1, 4, 32, 96, 1024}) {
         const int n = block;
         /* Each thread's one add at its budget: in range from 0; from a bin
@@ -162,8 +163,8 @@ static void check_edges(void) {
             check_edge_methods<T>(over, block, 1, (T)(top - budget), "past the budget, to the top");
             check_edge_methods<T>(over, block, 1, (T)(top - budget + 1), "past the budget, one past the top");
             /* Every thread one past its budget: all adds go to the checked word
-             * (with 1024 threads their sum leaves the range, and only that word
-             * sees it). */
+             * (i32 with 1024 threads: their sum leaves the range, and only that
+             * word sees it). */
             check_edge_methods<T>(std::vector<T>(n, (T)(budget + 1)), block, 1, T(0), "every thread past the budget");
         }
         /* Crossing it: three adds of half the budget each (the third goes to

@@ -27,7 +27,7 @@ static __global__ void mct_kernel_replicas_by_column(T* bins, const T* replicas,
 }
 
 /** Few bins, many replicas: block p reduces rows [p*rows, (p+1)*rows) of every
- * bin into partial[p*nbins + k]. */
+ * bin into partial[p*nbins + k]; mct_kernel_replicas_rows then adds them up. */
 template <typename T>
 static __global__ void mct_kernel_replicas_partial(T* partial, const T* replicas, int64_t nbins, int64_t nreplicas,
                                             int64_t rows, unsigned int* flags) {
@@ -41,6 +41,24 @@ static __global__ void mct_kernel_replicas_partial(T* partial, const T* replicas
         for (int64_t r = first + threadIdx.x; r < last; r += blockDim.x) s = op(s, replicas[r * nbins + k]);
         s = mct_block_reduce_sum(s, storage, op);
         if (threadIdx.x == 0) partial[blockIdx.x * nbins + k] = s;
+    }
+    if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
+}
+
+/** The partial sums into the bins: block k reduces the `parts` partials of bin
+ * k (partial[r*nbins + k]) in a fixed order and adds the sum into the bin, so
+ * that a bin's partials are read by a whole block, not walked by one thread. */
+template <typename T>
+static __global__ void mct_kernel_replicas_rows(T* bins, const T* partial, int64_t nbins, int64_t parts,
+                                                unsigned int* flags) {
+    __shared__ mct_block_reduce_storage<T> storage;
+    int overflow = 0;
+    const mct_checked_plus_local op{&overflow};
+    for (int64_t k = blockIdx.x; k < nbins; k += gridDim.x) {
+        T s = T(0);
+        for (int64_t r = threadIdx.x; r < parts; r += blockDim.x) s = op(s, partial[r * nbins + k]);
+        s = mct_block_reduce_sum(s, storage, op);
+        if (threadIdx.x == 0) bins[k] = op(bins[k], s);
     }
     if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
 }

@@ -50,16 +50,6 @@ struct mct_block_counter_storage {
     mct_block_reduce_storage<T> reduce;     /* method block_reduce */
 };
 
-/** An unsigned count of magnitudes for integer T (int for floats, unused). */
-template <typename T, bool = std::is_integral<T>::value>
-struct mct__budget_type {
-    using type = int;
-};
-template <typename T>
-struct mct__budget_type<T, true> {
-    using type = typename std::make_unsigned<T>::type;
-};
-
 /** The magnitude of an integer add, unsigned (|INT32_MIN| fits). */
 template <typename T>
 __device__ __forceinline__ typename std::make_unsigned<T>::type mct__add_magnitude(T v) {
@@ -78,8 +68,9 @@ struct mct_block_counter {
     /* shared, integers: what is left of the thread's budget of unchecked adds:
      * the type's largest value over 1024, the most threads a block can have,
      * so that the budget is a constant and needs no division by the block's
-     * size. */
-    typename mct__budget_type<T>::type budget;
+     * size; held in 32 bits (for 64-bit types capped at 2^32 - 1, a smaller
+     * budget being as safe), so that an add's test is 32-bit arithmetic. */
+    uint32_t budget;
     mct_block_counter_storage<T>& storage;
     const mct_tally_view_t& view; /* flags and the rounding-loss shadow (mct_rounding.h) */
     int64_t bin;
@@ -93,9 +84,10 @@ struct mct_block_counter {
         }
         if (M == MCT_METHOD_SHARED) {
             if constexpr (std::is_integral<T>::value) {
-                using U = typename mct__budget_type<T>::type;
+                using U = typename std::make_unsigned<T>::type;
                 constexpr U largest = std::is_signed<T>::value ? (U)(~U(0) >> 1) : ~U(0); /* T's largest value */
-                budget = largest >> 10;
+                constexpr U share = largest >> 10;
+                budget = share > (U)UINT32_MAX ? UINT32_MAX : (uint32_t)share;
             }
             mct_block_privatized_zero(storage.shared_bin, 2);
         }
@@ -112,8 +104,8 @@ struct mct_block_counter {
             mct_loss_hook<MCT_LOSS_FROM_VIEW>(view, bin, v);
             if constexpr (std::is_integral<T>::value) {
                 const auto m = mct__add_magnitude(v);
-                if (m <= budget) {
-                    budget -= m;
+                if (m <= (decltype(m))budget) {
+                    budget -= (uint32_t)m;
                     mct_atomic_add(&storage.shared_bin[0], v); /* cannot leave the range: no test */
                 } else {
                     mct_atomic_add(&storage.shared_bin[1], v, view.flags);
