@@ -578,6 +578,27 @@ else
 fi
 fi
 
+# Several GPUs of one host (not in the default stages): bench/dist/multi_gpu.py with one rank per
+# GPU on 1, 2, 4, ... of them, strong scaling of phantom 100^3 (4e8 histories), tally_only (3e9) and
+# the MPC scatter through NCCL and host MPI, and bitwise equality of exact tallies over GPU counts
+# and against the CPU backend: multi_gpu[_TAG].json and .md. MCT_MULTIGPU_ARGS adds flags (e.g.
+# "--parts scaling --problems phantom" to split it over calls, with MCT_MULTIGPU_TAG naming each).
+if stage multigpu; then
+MPIRUN=${MCT_MPIEXEC:-$(command -v mpirun || command -v mpiexec || true)}
+if [ -z "$MPIRUN" ]; then
+  log "multigpu: no MPI launcher (mpirun, mpiexec) on this machine: stage skipped"
+  results[multigpu]=skipped
+else
+  NGPU=$(nvidia-smi -L | wc -l)
+  RANKS=1; for r in 2 4 8 16; do [ "$r" -le "$NGPU" ] && RANKS="$RANKS,$r"; done
+  MG="$OUT/multi_gpu${MCT_MULTIGPU_TAG:+_$MCT_MULTIGPU_TAG}"
+  step multigpu${MCT_MULTIGPU_TAG:+_$MCT_MULTIGPU_TAG} env MCT_COMMIT="$COMMIT" python3 bench/dist/multi_gpu.py \
+    --mctally "$MCT" --launcher "$MPIRUN" --ranks "$RANKS" --machine "$(head -1 "$OUT/gpu.txt") x $NGPU" \
+    ${MCT_MULTIGPU_ARGS:-} --out "$MG.json"
+  [ -f "$MG.json" ] && python3 bench/dist/multi_gpu.py --table "$MG.json" >"$MG.md"
+fi
+fi
+
 # Liu 2018 test 1 (T1 of Tables II and III), then its Markdown and bar chart.
 if stage bench_tally_only; then
 step bench_tally_only env MCT_COMMIT="$COMMIT" \

@@ -29,7 +29,7 @@ INI
 "$MCT" run "$work/good.ini" --backend cpu --out "$work/cpu" >/dev/null || fail "cpu run failed"
 "$MCT" run "$work/good.ini" --backend emulated --method warp_reduce --out "$work/emu" >/dev/null || fail "emulated run failed"
 for key in problem backend device method dtype histories seed batches seconds tallies mean rel_err total \
-           fraction std_error analytic; do
+           sums_digest fraction std_error analytic; do
     grep -q "\"$key\"" "$work/cpu/result.json" || fail "result.json lacks $key"
 done
 count() { grep -o '"escapes":[[:space:]]*[0-9.e+]*' "$1" | grep -o '[0-9.e+]*$'; }
@@ -37,10 +37,25 @@ count() { grep -o '"escapes":[[:space:]]*[0-9.e+]*' "$1" | grep -o '[0-9.e+]*$';
 [ "$(count "$work/cpu/result.json")" = "$(count "$work/emu/result.json")" ] ||
     fail "cpu and emulated counts differ: $(count "$work/cpu/result.json") vs $(count "$work/emu/result.json")"
 grep -q '"backend":[[:space:]]*"emulated"' "$work/emu/result.json" || fail "emulated run not recorded as emulated"
+# sums_digest: FNV-1a (64 bits) of the bins' sums as little-endian doubles; the same tally gives the
+# same digest on every backend, another tally another digest.
+digest() { grep -o '"sums_digest":[[:space:]]*"[0-9a-f]*"' "$1" | grep -o '[0-9a-f]\{16\}'; }
+want=$(python3 -c '
+import json, struct, sys
+j = json.load(open(sys.argv[1]))
+h = 0xcbf29ce484222325
+for m in j["tallies"][0]["mean"]:  # an integer tally: each sum is a whole number of histories
+    for b in struct.pack("<d", float(round(m * j["histories"]))):
+        h = ((h ^ b) * 0x100000001b3) % 2**64
+print(f"{h:016x}")' "$work/cpu/result.json")
+[ "$(digest "$work/cpu/result.json")" = "$want" ] ||
+    fail "sums_digest $(digest "$work/cpu/result.json") is not the FNV-1a of the sums ($want)"
+[ "$(digest "$work/cpu/result.json")" = "$(digest "$work/emu/result.json")" ] || fail "cpu and emulated digests differ"
 "$MCT" run "$work/good.ini" --backend cpu --histories 1e3 --batches 2 --seed 9 --dtype f64 --out "$work/over" >/dev/null ||
     fail "overrides run failed"
 grep -q '"histories":[[:space:]]*1000' "$work/over/result.json" || fail "--histories did not override"
 grep -q '"dtype":[[:space:]]*"f64"' "$work/over/result.json" || fail "--dtype did not override"
+[ "$(digest "$work/over/result.json")" != "$(digest "$work/cpu/result.json")" ] || fail "another tally, the same digest"
 "$MCT" run "$EXAMPLE" --backend cpu --histories 100000 --out "$work/example" >/dev/null || fail "example failed"
 
 # Bad input.

@@ -62,7 +62,7 @@ def tally_fields(j, problem):
     keys = {"escape": ["escapes", "fraction", "std_error"], "tally_only": ["total_MeV", "batch_std_error_MeV"],
             "scatter": ["total"], "phantom": ["deposited_MeV", "deposited_rel_err"],
             "pet": ["good_events", "stored_events", "efficiency", "index"]}[problem]
-    return {"tallies": [{k: t[k] for k in ("bins", "mean", "rel_err", "total", "total_rel_err") if k in t}
+    return {"tallies": [{k: t[k] for k in ("bins", "mean", "rel_err", "total", "total_rel_err", "sums_digest") if k in t}
                         for t in j["tallies"]],
             "problem": {k: j[problem][k] for k in keys}, "histories": j["histories"], "batches": j["batches"]}
 

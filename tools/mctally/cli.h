@@ -102,6 +102,12 @@ int mct_cli_parse_i64(const char* text, int64_t min, int64_t max, int64_t* out);
 int mct_cli_parse_u64(const char* text, uint64_t* out);
 int mct_cli_parse_f64(const char* text, double min, double* out);
 
+/** FNV-1a (64 bits) of n bytes, continuing from h (MCT_CLI_FNV1A_INIT to start): the
+ * checkpoints' checksum and the digest of a tally's sums in result.json. It detects
+ * any difference, not tampering. */
+#define MCT_CLI_FNV1A_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t mct_cli_fnv1a(uint64_t h, const void* p, size_t n);
+
 /** Opens `path` for reading when it is a regular file (or a link to one): a
  * directory, FIFO, device or socket is refused before it is opened, with a
  * message naming `what` ("keys file"); 1 after a message. */

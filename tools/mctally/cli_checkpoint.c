@@ -22,9 +22,9 @@
 #define CKPT_MAGIC "MCTCKPT\n"
 #define CKPT_VERSION 1u
 
-static uint64_t fnv1a(const unsigned char* p, size_t n) {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * UINT64_C(0x100000001b3);
+uint64_t mct_cli_fnv1a(uint64_t h, const void* p, size_t n) {
+    const unsigned char* b = p;
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * UINT64_C(0x100000001b3);
     return h;
 }
 
@@ -172,7 +172,7 @@ mct_status_t mct_cli_checkpoint_save(void* ctx, int64_t done, const void* state,
     memcpy(p, &len, 8), p += 8;
     if (bytes) memcpy(p, state, bytes);
     p += bytes;
-    const uint64_t sum = fnv1a(buf, (size_t)(p - buf));
+    const uint64_t sum = mct_cli_fnv1a(MCT_CLI_FNV1A_INIT, buf, (size_t)(p - buf));
     memcpy(p, &sum, 8);
     char err[4400];
     const int rc = sim_out_write_file(c->path, buf, total, err, sizeof err);
@@ -245,7 +245,7 @@ int mct_cli_checkpoint_resume(const char* path, const char* identity, mct_tally_
         if (version != CKPT_VERSION)
             rc = mct_cli_error("--resume: '%s' has checkpoint format %u; this mctally reads format %u", path, version,
                                CKPT_VERSION);
-        else if (sum != fnv1a(buf, n - 8))
+        else if (sum != mct_cli_fnv1a(MCT_CLI_FNV1A_INIT, buf, n - 8))
             rc = mct_cli_error("--resume: checkpoint '%s' is corrupt or truncated (checksum mismatch)", path);
     }
     size_t p = 16;
