@@ -119,14 +119,15 @@ def run(args, problem, ranks, backend, flags, work):
     return j, d, wall
 
 
-def scaling(args, ranks, work):
-    """Strong scaling points: (problem, method, transport, ranks)."""
-    points = []
+def scaling(args, ranks, work, points, save):
+    """Strong scaling points (problem, method, transport, ranks), appended to `points`, each saved."""
     sizes = {"phantom": args.phantom_histories, "tally_only": args.tally_only_histories,
              "scatter": args.scatter_histories}
     for problem in args.problems.split(","):
         histories = int(sizes[problem])
-        cases = [(FLOAT_METHOD[problem], t) for t in args.transports.split(",")] + [("fixed", "host")]
+        # The float tally's first transport, then fixed, then the others (a run cut short has one of each).
+        ts = args.transports.split(",")
+        cases = [(FLOAT_METHOD[problem], ts[0]), ("fixed", "host")] + [(FLOAT_METHOD[problem], t) for t in ts[1:]]
         for method, transport in cases:
             reps = args.reps
             for r in ranks:
@@ -148,18 +149,17 @@ def scaling(args, ranks, work):
                      "agree_seconds": red.get("agree_seconds", 0.0), "command_seconds": statistics.median(x[2] for x in runs),
                      "digest": d, "total": j["tallies"][0]["total"], "device": j["device"]}
                 p["reduce_share"] = p["reduce_seconds"] / med if med > 0 else None
+                one = [q for q in points + [p] if (q["problem"], q["method"], q["asked_transport"], q["ranks"]) ==
+                       (problem, method, transport, 1)]
+                if one:
+                    p["speedup"] = one[0]["seconds"] / p["seconds"]
+                    p["efficiency"] = p["speedup"] / p["ranks"]
+                    if method == "fixed":
+                        p["bitwise_equal_to_1gpu"] = p["digest"] == one[0]["digest"]
                 points.append(p)
+                save()
                 print(f"{problem:10s} {method:6s} {transport:4s} R={r}: {med:.3f} s (reduce {p['reduce_seconds']:.4f} s)"
                       f" digest {d}", file=sys.stderr, flush=True)
-    for p in points:
-        one = [q for q in points if (q["problem"], q["method"], q["asked_transport"], q["ranks"]) ==
-               (p["problem"], p["method"], p["asked_transport"], 1)]
-        if one:
-            p["speedup"] = one[0]["seconds"] / p["seconds"]
-            p["efficiency"] = p["speedup"] / p["ranks"]
-            if p["method"] == "fixed":
-                p["bitwise_equal_to_1gpu"] = p["digest"] == one[0]["digest"]
-    return points
 
 
 # The bitwise cases at a history count the CPU backend runs in seconds on a many-core host.
@@ -169,12 +169,12 @@ BITWISE = [
     ("tally_only_fixed", "tally_only", ["--method", "fixed", "--dtype", "f64", "--histories", "1e7"]),
     ("scatter_fixed", "scatter", ["--method", "fixed", "--dtype", "f64", "--histories", "1e6"]),
     ("phantom_fixed", "phantom", ["--method", "fixed", "--dtype", "f64", "--histories", "2e5"]),
-    ("pet_i32", "pet", ["--method", "atomic", "--dtype", "i32", "--histories", "1e7", "--batches", "4"]),
+    ("pet_i32", "pet", ["--method", "atomic", "--dtype", "i32", "--histories", "2e6", "--batches", "4"]),
 ]
 
 
-def bitwise(args, ranks, work):
-    cases = []
+def bitwise(args, ranks, work, cases, save):
+    """The bitwise cases, appended to `cases`, each saved."""
     for name, problem, flags in BITWISE:
         t0 = time.monotonic()
         i = flags.index("--histories") + 1
@@ -190,9 +190,9 @@ def bitwise(args, ranks, work):
              "gpu_counts_equal": len(set(gpu.values())) == 1, "cpu_equal": dcpu == gpu[0],
              "cpu_required": problem in SAME_ON_CPU}
         cases.append(c)
+        save()
         print(f"{name}: GPU counts {'equal' if c['gpu_counts_equal'] else 'DIFFER'}, CPU "
               f"{'equal' if c['cpu_equal'] else 'differs'} ({time.monotonic() - t0:.1f} s)", file=sys.stderr, flush=True)
-    return cases
 
 
 def table(doc):
@@ -248,17 +248,21 @@ def main():
     ver = subprocess.run([args.launcher, "--version"], capture_output=True, text=True)
     doc["launcher"] = ((ver.stdout or ver.stderr).splitlines() or [""])[0]
     parts = args.parts.split(",")
-    try:
-        if "bitwise" in parts:
-            doc["bitwise"] = bitwise(args, ranks, work)
-        if "scaling" in parts:
-            doc["scaling"] = scaling(args, ranks, work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+
+    def save():  # after every point: a run cut short keeps what it measured
         tmp = args.out + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1)
         os.replace(tmp, args.out)
+
+    try:
+        if "bitwise" in parts:
+            bitwise(args, ranks, work, doc.setdefault("bitwise", []), save)
+        if "scaling" in parts:
+            scaling(args, ranks, work, doc.setdefault("scaling", []), save)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        save()
     bad = [c["case"] for c in doc.get("bitwise", []) if not c["gpu_counts_equal"] or
            (c["cpu_required"] and not c["cpu_equal"])]
     bad += [f"{p['problem']} fixed R={p['ranks']}" for p in doc.get("scaling", []) if p.get("bitwise_equal_to_1gpu") is False]
