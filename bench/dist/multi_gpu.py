@@ -70,8 +70,10 @@ def parse_args():
     ap.add_argument("--scatter-histories", type=float, default=1e8)
     ap.add_argument("--reps", type=int, default=3, help="runs per point under 10 s (median); longer points run once")
     ap.add_argument("--transports", default="nccl,host", help="for the float tallies")
+    ap.add_argument("--kinds", default="float,fixed", help="the scaling's tallies: float (FLOAT_METHOD), fixed or both")
     ap.add_argument("--bitwise-scale", type=float, default=1.0, help="scales the bitwise cases' histories")
-    ap.add_argument("--backend", default="cuda", help="the ranks' backend (cpu: to try this script without GPUs)")
+    ap.add_argument("--cases", default="", help="the bitwise cases to run (default: all of BITWISE)")
+    ap.add_argument("--backend", default="cuda", help="the ranks' backend (emulated or cpu: to try it without GPUs)")
     ap.add_argument("--cpu-threads", type=int, default=os.cpu_count())
     ap.add_argument("--machine", default="")
     ap.add_argument("--out")
@@ -127,7 +129,9 @@ def scaling(args, ranks, work, points, save):
         histories = int(sizes[problem])
         # The float tally's first transport, then fixed, then the others (a run cut short has one of each).
         ts = args.transports.split(",")
-        cases = [(FLOAT_METHOD[problem], ts[0]), ("fixed", "host")] + [(FLOAT_METHOD[problem], t) for t in ts[1:]]
+        kinds = args.kinds.split(",")
+        cases = [c for c in [(FLOAT_METHOD[problem], ts[0]), ("fixed", "host")] + [(FLOAT_METHOD[problem], t) for t in ts[1:]]
+                 if ("fixed" if c[0] == "fixed" else "float") in kinds]
         for method, transport in cases:
             reps = args.reps
             for r in ranks:
@@ -176,6 +180,8 @@ BITWISE = [
 def bitwise(args, ranks, work, cases, save):
     """The bitwise cases, appended to `cases`, each saved."""
     for name, problem, flags in BITWISE:
+        if args.cases and name not in args.cases.split(","):
+            continue
         t0 = time.monotonic()
         i = flags.index("--histories") + 1
         flags = flags[:i] + [str(max(1, int(float(flags[i]) * args.bitwise_scale)))] + flags[i + 1:]
