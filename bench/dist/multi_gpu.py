@@ -44,7 +44,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from scaling import launcher_cmd  # noqa: E402
+from scaling import launcher_cmd, run_cli  # noqa: E402
 
 # Set in every rank: NVLink multicast can take a shared host's GPUs out of service.
 NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
@@ -109,13 +109,7 @@ def run(args, problem, ranks, backend, flags, work):
         cmd = launch + cmd
     env = dict(os.environ, OMP_NUM_THREADS=str(args.cpu_threads if backend == "cpu" else 1),
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", **NO_MULTICAST)
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    wall = time.monotonic() - t0
-    if p.returncode != 0:
-        sys.exit(f"multi_gpu: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
-    with open(os.path.join(out, "result.json")) as f:
-        j = json.load(f)
+    j, wall = run_cli(cmd, env, out, "multi_gpu")
     d = digest(out, j)
     shutil.rmtree(out, ignore_errors=True)
     return j, d, wall

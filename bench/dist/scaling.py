@@ -49,6 +49,18 @@ def launcher_cmd(launcher, ranks):
     return cmd + ["-n", str(ranks)]
 
 
+def run_cli(cmd, env, out, who):
+    """Runs one `mctally run` command writing into `out`; returns (its result.json, the command's wall
+    seconds). A failed run stops the benchmark with its message."""
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.monotonic() - t0
+    if p.returncode != 0:
+        sys.exit(f"{who}: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-4000:]}")
+    with open(os.path.join(out, "result.json")) as f:
+        return json.load(f), wall
+
+
 def one_run(args, problem, histories, ranks, extra, work):
     """One run; returns (seconds, agree_seconds, reduce_seconds, result, wall seconds of the command)."""
     ini = {"phantom": "phantom_test2.ini", "tally_only": "tally_only.ini"}[problem]
@@ -59,13 +71,7 @@ def one_run(args, problem, histories, ranks, extra, work):
         cmd = launcher_cmd(args.launcher, ranks) + cmd
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    wall = time.monotonic() - t0
-    if p.returncode != 0:
-        sys.exit(f"scaling: {' '.join(cmd)} failed:\n{p.stderr}")
-    with open(os.path.join(out, "result.json")) as f:
-        j = json.load(f)
+    j, wall = run_cli(cmd, env, out, "scaling")
     shutil.rmtree(out, ignore_errors=True)
     red = j.get("reduction", {})
     return j["seconds"], red.get("agree_seconds", 0.0), red.get("reduce_seconds", 0.0), j, wall
