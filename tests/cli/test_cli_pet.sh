@@ -29,21 +29,24 @@ cylinder = 3 -2 1 24 14 1
 ellipsoid = -6 5 -4 5 3 6 4
 INI
 
+declare -A digest
 for be in cpu emulated; do
     out="$work/good_$be"
     if "$MCT" run "$work/small.ini" --backend "$be" --out "$out" >"$work/stdout" 2>&1; then
         for f in result.json lors.bin sinogram.png; do [ -s "$out/$f" ] || fail "$be: $f missing or empty"; done
         for key in '"problem":[[:space:]]*"pet"' '"efficiency"' '"efficiency_binomial_error"' '"good_events_per_second"' \
-                   '"determinism":[[:space:]]*"bitwise"' '"index":[[:space:]]*"full"'; do
+                   '"determinism":[[:space:]]*"bitwise"' '"index":[[:space:]]*"full"' '"sums_digest"'; do
             grep -q "$key" "$out/result.json" || fail "$be: result.json lacks $key"
         done
         [ "$(head -c 8 "$out/sinogram.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$be: PNG signature"
         python3 "$CHECK" "$out" || fail "$be: lors.bin"
+        digest[$be]=$(grep -o '"sums_digest":[[:space:]]*"[0-9a-f]*"' "$out/result.json")
         echo "ok: $be -> $(head -1 "$work/stdout")"
     else
         fail "$be run failed: $(cat "$work/stdout")"
     fi
 done
+[ -n "${digest[cpu]:-}" ] && [ "${digest[cpu]}" = "${digest[emulated]:-}" ] || fail "the LOR tally's digest differs between cpu and emulated: ${digest[cpu]:-none} ${digest[emulated]:-none}"
 cmp -s "$work/good_cpu/lors.bin" "$work/good_emulated/lors.bin" || fail "cpu and emulated LOR files differ"
 
 # The examples parse and run (a few decays; the book's scanner made small,

@@ -227,8 +227,10 @@ int mct_cli_run_pet(const run_args_t* a, mct_tally_t tally) {
     snprintf(path, sizeof path, "%s/sinogram.png", dir);
     if (!rc && sinogram && mct_pet_write_sinogram_png(set, path, &p, p.index, counts, bins))
         rc = mct_cli_error("%s", set->error[0] ? set->error : "pet: cannot write the sinogram");
-    free(counts);
-    if (rc) return rc;
+    if (rc) {
+        free(counts);
+        return rc;
+    }
 
     mct_tally_desc_t d;
     char device[256];
@@ -241,6 +243,8 @@ int mct_cli_run_pet(const run_args_t* a, mct_tally_t tally) {
     cJSON_AddStringToObject(t, "unit", "good events per LOR; lors.bin holds the non-zero counts");
     cJSON* tf = cJSON_AddArrayToObject(t, "files");
     cJSON_AddItemToArray(tf, cJSON_CreateString("lors.bin"));
+    mct_cli_add_sums_digest(t, NULL, counts, bins);
+    free(counts);
     cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "tallies"), t);
 
     cJSON* j = cJSON_AddObjectToObject(root, "pet");

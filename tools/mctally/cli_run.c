@@ -221,27 +221,31 @@ static void add_rounding_loss(cJSON* entry, mct_tally_t tally, const char* name,
     if (j) cJSON_AddItemToObject(entry, "rounding_loss", j);
 }
 
-/* Adds "sums_digest": FNV-1a (64 bits) of the bins' sums as IEEE doubles in bin
+/* "sums_digest": FNV-1a (64 bits) of the bins' sums as IEEE doubles in bin
  * order, each little-endian. Two runs whose digests are equal have bitwise the
  * same tally (their means and errors follow), also where the bins are too many
- * to list; rank counts and backends are compared by it. */
+ * to list; rank counts and backends are compared by it. `sums` or, for an
+ * integer tally read as int64, `counts` (each exact as a double below 2^53). */
+void mct_cli_add_sums_digest(cJSON* entry, const double* sums, const int64_t* counts, int64_t bins) {
+    uint64_t h = MCT_CLI_FNV1A_INIT;
+    for (int64_t k = 0; k < bins; ++k) {
+        const double v = sums ? sums[k] : (double)counts[k];
+        uint64_t bits;
+        unsigned char le[8];
+        memcpy(&bits, &v, sizeof bits);
+        for (int i = 0; i < 8; ++i) le[i] = (unsigned char)(bits >> (8 * i));
+        h = mct_cli_fnv1a(h, le, sizeof le);
+    }
+    char text[24];
+    snprintf(text, sizeof text, "%016llx", (unsigned long long)h);
+    cJSON_AddStringToObject(entry, "sums_digest", text);
+}
+
 static void add_sums_digest(cJSON* entry, mct_tally_t tally) {
     mct_tally_desc_t d;
     mct_tally_get_desc(tally, &d);
     double* sums = entry ? malloc((size_t)d.bins * sizeof *sums) : NULL;
-    if (sums && !mct_tally_sums(tally, sums)) {
-        uint64_t h = MCT_CLI_FNV1A_INIT;
-        for (int64_t k = 0; k < d.bins; ++k) {
-            uint64_t bits;
-            unsigned char le[8];
-            memcpy(&bits, &sums[k], sizeof bits);
-            for (int i = 0; i < 8; ++i) le[i] = (unsigned char)(bits >> (8 * i));
-            h = mct_cli_fnv1a(h, le, sizeof le);
-        }
-        char text[24];
-        snprintf(text, sizeof text, "%016llx", (unsigned long long)h);
-        cJSON_AddStringToObject(entry, "sums_digest", text);
-    }
+    if (sums && !mct_tally_sums(tally, sums)) mct_cli_add_sums_digest(entry, sums, NULL, d.bins);
     free(sums);
 }
 
