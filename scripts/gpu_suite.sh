@@ -539,6 +539,9 @@ step profile_phantom_voxels profile_phantom_source voxels /tmp/mct-cube-voxels.i
 tar -czf "$OUT/profile_phantom.tar.gz" --exclude "*.ncu-rep" -C "$OUT" profile_phantom && rm -rf "$OUT/profile_phantom"
 fi
 
+# The MPI launcher of the rank stages (dist, multigpu): $MCT_MPIEXEC, else mpirun or mpiexec.
+MPIRUN=${MCT_MPIEXEC:-$(command -v mpirun || command -v mpiexec || true)}
+
 # Ranks (not in the default stages): the multi-rank tests, one batch's sum of a 1e6-bin f64 tally
 # through host MPI and NCCL (bench_dist_reduce: one rank per GPU, on 1 GPU and, where there are
 # more, on all), the 1-rank path against a plain run of 1e7 phantom histories (both transports),
@@ -546,7 +549,6 @@ fi
 # Needs an MPI launcher and a build with MPI (MCTALLY_MPI: the MPI headers found at configure);
 # skipped with a message otherwise.
 if stage dist; then
-MPIRUN=${MCT_MPIEXEC:-$(command -v mpirun || command -v mpiexec || true)}
 if [ -z "$MPIRUN" ]; then
   log "dist: no MPI launcher (mpirun, mpiexec) on this machine: stage skipped"
   results[dist]=skipped
@@ -585,7 +587,6 @@ fi
 # "--parts scaling --problems phantom --kinds fixed" to split it over calls: the phantom takes about
 # 100 s a case on one GPU), with MCT_MULTIGPU_TAG naming each.
 if stage multigpu; then
-MPIRUN=${MCT_MPIEXEC:-$(command -v mpirun || command -v mpiexec || true)}
 if [ -z "$MPIRUN" ]; then
   log "multigpu: no MPI launcher (mpirun, mpiexec) on this machine: stage skipped"
   results[multigpu]=skipped

@@ -94,12 +94,12 @@ def run(args, problem, ranks, backend, flags, work):
     """One `mctally run` (ranks 0: no launcher). Returns (result, digest, command seconds)."""
     out = tempfile.mkdtemp(dir=work)
     ini = os.path.join(ROOT, "examples", INI[problem])
-    if problem == "pet":  # one LOR index for every backend (auto picks by the memory there)
-        with open(ini) as f:
-            text = f.read().replace("index = auto", "index = compressed")
-        ini = os.path.join(work, "pet_compressed.ini")
-        with open(ini, "w") as f:
-            f.write(text)
+    if problem == "pet":  # one LOR index for every backend (auto picks by the memory there); written once
+        fixed_index = os.path.join(work, "pet_compressed.ini")
+        if not os.path.exists(fixed_index):
+            with open(ini) as f, open(fixed_index, "w") as g:
+                g.write(f.read().replace("index = auto", "index = compressed"))
+        ini = fixed_index
     cmd = [args.mctally, "run", ini, "--backend", backend, "--out", out,
            "--loss-sample", "off"] + flags
     if ranks:

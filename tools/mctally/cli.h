@@ -247,13 +247,13 @@ typedef struct {
  * 1 after a message when it fails; 2 on the ranks that write nothing (all but
  * rank 0: they stop there); else 0. */
 int mct_cli_ranks_report(const mct_cli_run_args_t* a, mct_tally_t tally, mct_cli_rank_report_t* rep);
+/** Adds "sums_digest" to a tally's entry in result.json: FNV-1a (64 bits) of the bins' sums as
+ * little-endian IEEE doubles in bin order, from `sums`, or from `counts` where `sums` is NULL. */
+void mct_cli_add_sums_digest(struct cJSON* entry, const double* sums, const int64_t* counts, int64_t bins);
 /** The fields every result.json opens with (version, problem, backend,
  * device, method, type, determinism, plan, histories, seed, batches,
  * seconds, ranks and the reduction); also the tally's resolved descriptor
  * and device name. */
-/** Adds "sums_digest" to a tally's entry in result.json: FNV-1a (64 bits) of the bins' sums as
- * little-endian IEEE doubles in bin order, from `sums`, or from `counts` where `sums` is NULL. */
-void mct_cli_add_sums_digest(struct cJSON* entry, const double* sums, const int64_t* counts, int64_t bins);
 struct cJSON* mct_cli_result_header(const mct_cli_run_args_t* a, const mct_cli_rank_report_t* rep, mct_tally_t tally,
                                     const char* problem, int64_t histories, uint64_t seed, int64_t batches,
                                     double seconds, mct_tally_desc_t* d, char* device, size_t device_size);
