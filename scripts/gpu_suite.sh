@@ -483,6 +483,10 @@ for cases in ${MCT_PLANNER_CASES:-sweep other}; do
     --reps ${MCT_PLANNER_REPS:-5} --cases $cases --out "$OUT/bench_planner$sfx.json"
   [ -f "$OUT/bench_planner$sfx.json" ] && python3 bench/planner/table.py "$OUT/bench_planner$sfx.json" >"$OUT/bench_planner$sfx.md"
 done
+# The plan's own cost inside mct_tally_create, warm, cold and after GPU work (bench_plan_cost.md).
+step bench_plan_cost timeout 120 "$BUILD/bench/planner/bench_plan_cost" --backend cuda --bins 1e6,1000,8 --reps 101 \
+  --out "$OUT/bench_plan_cost.json"
+[ "${results[bench_plan_cost]}" = pass ] && cp "$OUT/bench_plan_cost.log" "$OUT/bench_plan_cost.md"
 fi
 
 # Nsight Compute on the kernels that have speed goals (not in the

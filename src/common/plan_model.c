@@ -81,7 +81,7 @@ static int warp_distinct(const uint32_t* k, int64_t n, uint32_t slot_key[64], ui
  * warps are taken inside a window only), so that the cost of a plan does not
  * grow with the sample: a plan from wisdom must still classify its sample. */
 #define CLASSIFY_WINDOW 64
-#define CLASSIFY_WINDOWS 8
+#define CLASSIFY_WINDOWS 4
 #define CLASSIFY_SLOTS (2 * CLASSIFY_WINDOW * CLASSIFY_WINDOWS) /* >= 2 x the keys read, a power of two */
 void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key_stats_t* out) {
     memset(out, 0, sizeof *out);
