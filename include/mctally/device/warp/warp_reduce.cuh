@@ -24,10 +24,10 @@ struct mct__plain_plus {
 
 /** Checked integer sums (thread_checked.cuh marks mct_checked_plus_local): a
  * combine that records an overflow through `op.note(int)`. For these a warp
- * need not test every step: 32-bit values are summed exactly from their 16-bit
- * halves by two hardware reductions (mct__warp_sum32), and wider values whose
- * magnitudes are all small (mct__fits_warp_sum) are added plainly after one
- * vote. */
+ * need not test every step: values whose magnitudes are all small
+ * (mct__fits_warp_sum) are added plainly after one vote, and other 32-bit
+ * values are summed exactly from their 16-bit halves by two hardware
+ * reductions (mct__warp_sum32). */
 template <typename Op>
 struct mct__op_checked_sum : std::false_type {};
 
@@ -90,6 +90,9 @@ __device__ __forceinline__ T mct_warp_reduce_sum(T v, int width, Op op = Op()) {
         if constexpr (std::is_same<Op, mct__plain_plus>::value) {
             return mct__warp_sum32(mask, v, (int*)nullptr);
         } else if constexpr (mct__op_checked_sum<Op>::value) {
+            /* Small values (the common counts of one): one vote and one
+             * reduction instead of the two exact halves. */
+            if (__all_sync(mask, mct__fits_warp_sum(v))) return mct__warp_sum32(mask, v, (int*)nullptr);
             int o;
             const T r = mct__warp_sum32(mask, v, &o);
             op.note(o);
