@@ -28,7 +28,8 @@
  * MPI_Allreduce; NCCL sums float bins in GPU memory with ncclAllReduce before
  * they are staged (every rank's tally on its own GPU; built with MCTALLY_NCCL);
  * exact tallies always take HOST, whose sum is checked. AUTO takes NCCL where
- * it can, and HOST where NCCL does not start. Every call here is collective over the communicator except
+ * it can serve a tally of at least 2^22 bins (below, NCCL's set-up at its first
+ * all-reduce costs more than it saves), and HOST where NCCL does not start. Every call here is collective over the communicator except
  * mct_dist_info and mct_dist_failure. */
 #ifndef MCT_DIST_H
 #define MCT_DIST_H
@@ -50,7 +51,7 @@ extern "C" {
 #endif
 
 typedef enum {
-    MCT_DIST_AUTO = 0, /**< NCCL where every rank's float tally is on its own GPU and NCCL is built in, else HOST */
+    MCT_DIST_AUTO = 0, /**< NCCL where every rank's float tally of >= 2^22 bins is on its own GPU and NCCL is built in, else HOST */
     MCT_DIST_HOST = 1, /**< host buffers and MPI_Allreduce */
     MCT_DIST_NCCL = 2  /**< ncclAllReduce on the GPUs (NOT_SUPPORTED where it cannot serve the tally) */
 } mct_dist_transport_t;

@@ -226,7 +226,8 @@ void mct_dist_destroy(mct_dist_t d) {
  * where it cannot serve (the same answer on every rank). */
 static mct_status_t pick_transport(mct_dist_t d, mct_dist_transport_t want, int all_nccl) {
     d->transport = MCT_DIST_HOST;
-    if (want == MCT_DIST_HOST || (want == MCT_DIST_AUTO && !all_nccl)) return MCT_STATUS_SUCCESS;
+    if (want == MCT_DIST_HOST || (want == MCT_DIST_AUTO && (!all_nccl || d->shape.bins < MCT__DIST_NCCL_AUTO_MIN_BINS)))
+        return MCT_STATUS_SUCCESS;
     if (!all_nccl) return MCT_STATUS_NOT_SUPPORTED;
     /* NCCL needs every rank on its own GPU. */
     int distinct = 0;

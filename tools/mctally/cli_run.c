@@ -34,7 +34,7 @@ static const char run_usage[] =
     "Under mpirun (mpirun -n R mctally run FILE.ini) the ranks share every\n"
     "batch's histories and combine its bins; rank 0 writes the results. --reduce\n"
     "picks how (host: MPI on host buffers; nccl: NCCL on the GPUs; auto: NCCL\n"
-    "where every rank's float tally is on its own GPU).\n"
+    "where every rank's float tally of at least 2^22 bins is on its own GPU).\n"
     "Outputs are written to temporaries and renamed into place together,\n"
     "result.json last; existing symbolic links, directories, devices and inputs\n"
     "at their names are refused.\n";
