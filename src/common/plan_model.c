@@ -43,35 +43,6 @@ double mct_plan_rounding_loss(mct_dtype_t dtype, mct_method_t method, double add
 
 /* ---- Key samples ----------------------------------------------------------------- */
 
-/* Adds n keys to a count table of `slots` slots (a power of two, at least
- * twice the keys it will hold; counts zeroed by the caller) and keeps the
- * most frequent key's count and the number of distinct keys: about one probe
- * a key. A classification must fit in well under a millisecond; a radix sort
- * of the sample took most of it. */
-static void key_counts_add(const uint32_t* k, int64_t n, uint32_t* slot_key, uint16_t* slot_count, int64_t slots,
-                           int64_t* hottest, int64_t* present) {
-    const uint64_t mask = (uint64_t)slots - 1;
-    for (int64_t i = 0; i < n; ++i) {
-        uint64_t h = ((uint64_t)k[i] * 0x9E3779B97F4A7C15ull) >> 32 & mask;
-        while (slot_count[h] && slot_key[h] != k[i]) h = (h + 1) & mask;
-        if (!slot_count[h]) slot_key[h] = k[i], ++*present;
-        if ((int64_t)++slot_count[h] > *hottest) *hottest = slot_count[h];
-    }
-}
-
-/* Distinct keys among a warp's n <= 32: a 64-slot open-addressed set cleared
- * by a new stamp per warp, so a warp costs about n probes rather than the
- * n^2/2 comparisons that made classification most of a plan's time. */
-static int warp_distinct(const uint32_t* k, int64_t n, uint32_t slot_key[64], uint32_t slot_stamp[64], uint32_t stamp) {
-    int distinct = 0;
-    for (int64_t i = 0; i < n; ++i) {
-        unsigned h = (k[i] * 2654435761u) >> 26;
-        while (slot_stamp[h] == stamp && slot_key[h] != k[i]) h = (h + 1) & 63u;
-        if (slot_stamp[h] != stamp) slot_stamp[h] = stamp, slot_key[h] = k[i], ++distinct;
-    }
-    return distinct;
-}
-
 /* Classes, in this order: HOT when one key takes at least a quarter of the
  * adds and at least twice its fair share among the keys present; SORTED when
  * keys ascend (95 % of neighbours) in runs of 2 or more; FEW when a warp of 32
@@ -91,29 +62,41 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
     const int windows = n > cap ? CLASSIFY_WINDOWS : 1;
     const int64_t window = n > cap ? CLASSIFY_WINDOW : n;
     const int64_t m = windows * window; /* keys read */
-    int64_t runs = 0, ascending = 0, pairs = 0, warps = 0;
-    double distinct_sum = 0.0;
-    uint32_t slot_key[64] = {0}, slot_stamp[64] = {0}, stamp = 0;
-    /* The count table on the stack: a plan allocates nothing. */
+    int64_t runs = 0, ascending = 0, pairs = 0, warps = 0, distinct = 0;
+    /* One pass a key, one hash for two open-addressed tables: a count table
+     * over every window (the most frequent key's count and the keys present;
+     * at least twice the keys read, on the stack: a plan allocates nothing),
+     * and a 64-slot set of the current warp's keys, cleared by a new stamp per
+     * warp (about one probe a key, not the n^2/2 comparisons of a scan). */
+    uint32_t warp_key[64] = {0}, warp_stamp[64] = {0}, stamp = 0;
     uint32_t table_key[CLASSIFY_SLOTS];
     uint16_t table_count[CLASSIFY_SLOTS];
     int64_t slots = 1, hottest = 0, present = 0;
     while (slots < 2 * m) slots *= 2;
+    const uint64_t mask = (uint64_t)slots - 1;
     memset(table_count, 0, (size_t)slots * sizeof *table_count);
     for (int w = 0; w < windows; ++w) {
         const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
-        /* One count table over every window: the windows' keys are counted together. */
-        key_counts_add(k, window, table_key, table_count, slots, &hottest, &present);
         runs += 1;
-        for (int64_t i = 1; i < window; ++i) {
-            runs += k[i] != k[i - 1];
-            ascending += k[i] >= k[i - 1];
-        }
         pairs += window - 1;
-        for (int64_t v = 0; v < window; v += 32, ++warps)
-            distinct_sum += warp_distinct(k + v, (v + 32 < window ? v + 32 : window) - v, slot_key, slot_stamp, ++stamp);
+        for (int64_t i = 0; i < window; ++i) {
+            const uint32_t key = k[i];
+            const uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+            uint64_t t = h >> 32 & mask;
+            while (table_count[t] && table_key[t] != key) t = (t + 1) & mask;
+            if (!table_count[t]) table_key[t] = key, ++present;
+            if ((int64_t)++table_count[t] > hottest) hottest = table_count[t];
+            if ((i & 31) == 0) ++stamp, ++warps; /* warps are taken inside a window */
+            unsigned u = (unsigned)(h >> 58);
+            while (warp_stamp[u] == stamp && warp_key[u] != key) u = (u + 1) & 63u;
+            if (warp_stamp[u] != stamp) warp_stamp[u] = stamp, warp_key[u] = key, ++distinct;
+            if (i > 0) {
+                runs += key != k[i - 1];
+                ascending += key >= k[i - 1];
+            }
+        }
     }
-    out->distinct_per_warp = distinct_sum / (double)warps;
+    out->distinct_per_warp = (double)distinct / (double)warps;
     out->mean_run = (double)m / (double)runs;
     out->hot_share = (double)hottest / (double)m;
     out->ascending = pairs > 0 ? (double)ascending / (double)pairs : 1.0;
