@@ -24,6 +24,7 @@ seconds. Python standard library only.
 """
 import argparse
 import datetime
+import functools
 import json
 import os
 import platform
@@ -38,11 +39,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
+@functools.lru_cache(maxsize=None)
+def _is_open_mpi(launcher):
+    """Whether `launcher` is Open MPI's (asked once per launcher)."""
+    out = subprocess.run([launcher, "--version"], capture_output=True, text=True)
+    return "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr
+
+
 def launcher_cmd(launcher, ranks):
     """The launcher's command for `ranks` ranks of this machine."""
     cmd = [launcher]
-    out = subprocess.run([launcher, "--version"], capture_output=True, text=True)
-    if "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr:
+    if _is_open_mpi(launcher):
         # As many ranks as asked for, bound to nothing: the OpenMP threads of
         # a rank (--threads) must not share one core.
         cmd += ["--oversubscribe", "--bind-to", "none"]

@@ -242,9 +242,10 @@ void mct_cli_add_sums_digest(cJSON* entry, const double* sums, const int64_t* co
 }
 
 static void add_sums_digest(cJSON* entry, mct_tally_t tally) {
+    if (!entry || cJSON_GetObjectItemCaseSensitive(entry, "sums_digest")) return; /* tally_json's, from the sums it read */
     mct_tally_desc_t d;
     mct_tally_get_desc(tally, &d);
-    double* sums = entry ? malloc((size_t)d.bins * sizeof *sums) : NULL;
+    double* sums = malloc((size_t)d.bins * sizeof *sums);
     if (sums && !mct_tally_sums(tally, sums)) mct_cli_add_sums_digest(entry, sums, NULL, d.bins);
     free(sums);
 }
@@ -287,6 +288,7 @@ static cJSON* tally_json(mct_tally_t tally, const char* name) {
         total += sums[k];
     }
     cJSON_AddNumberToObject(t, "total", total);
+    mct_cli_add_sums_digest(t, sums, NULL, d.bins);
     free(mean), free(rel), free(sums);
     return t;
 }
