@@ -29,8 +29,9 @@
  * they are staged (every rank's tally on its own GPU; built with MCTALLY_NCCL);
  * exact tallies always take HOST, whose sum is checked. AUTO takes NCCL where
  * it can serve a tally of at least 2^22 bins (below, NCCL's set-up at its first
- * all-reduce costs more than it saves), and HOST where NCCL does not start. Every call here is collective over the communicator except
- * mct_dist_info and mct_dist_failure. */
+ * all-reduce costs more than it saves), and HOST where NCCL does not start.
+ * Every call here is collective over the communicator except mct_dist_info
+ * and mct_dist_failure. */
 #ifndef MCT_DIST_H
 #define MCT_DIST_H
 

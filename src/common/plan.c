@@ -531,9 +531,9 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
         const size_t len = strnlen(device_name, sizeof c.device - 1);
         memcpy(c.device, device_name, len);
         c.device[len] = 0;
-    }
-    else if (c.ops && c.ops->probe(d->device, c.device, sizeof c.device))
+    } else if (c.ops && c.ops->probe(d->device, c.device, sizeof c.device)) {
         c.ops = NULL, c.device[0] = 0;
+    }
     /* Free memory matters only to replicas that could fill a good share of a
      * device (the query costs more than the rest of a plan from wisdom): below
      * MCT__PLAN_REPLICA_QUERY bytes a copy, replicated is judged to fit, and the
