@@ -65,6 +65,14 @@ step configure cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_AR
 step build cmake --build "$BUILD" -j "$(nproc)" ${MCT_BUILD_TARGET:+--target $MCT_BUILD_TARGET} # e.g. mctally_cli alone (a list: several)
 fi
 MCT="$BUILD/tools/mctally/mctally"
+# MCT_PREBUILT=DIR: the CLI and its libraries (mctally, libmctally.so.0, libmctally_mpi.so.0) built
+# elsewhere for this GPU's architecture (scripts/prebuild_cli.sh), so that the stages which only run
+# the CLI (multigpu, dist's scaling, the problems' benchmarks) need no build on the GPU machine.
+if [ -n "${MCT_PREBUILT:-}" ]; then
+  MCT="$MCT_PREBUILT/mctally"
+  export LD_LIBRARY_PATH=$(cd "$MCT_PREBUILT" && pwd)${NCCL_HOME:+:$NCCL_HOME/lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  log "CLI from $MCT_PREBUILT"
+fi
 # Recorded in the benchmarks' JSON. The GPU machine's copy of .git can lag the tree it builds: the
 # caller may name the commit (MCT_COMMIT).
 COMMIT="${MCT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
