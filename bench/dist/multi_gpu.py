@@ -36,7 +36,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +43,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from scaling import launcher_cmd, run_cli  # noqa: E402
+from scaling import launcher_cmd, launcher_version, run_cli  # noqa: E402
 
 # Set in every rank: NVLink multicast can take a shared host's GPUs out of service.
 NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
@@ -103,10 +102,7 @@ def run(args, problem, ranks, backend, flags, work):
     cmd = [args.mctally, "run", ini, "--backend", backend, "--out", out,
            "--loss-sample", "off"] + flags
     if ranks:
-        launch = launcher_cmd(args.launcher, ranks)
-        if "--oversubscribe" in launch:  # Open MPI: the variables exported to every rank by name
-            launch = launch[:-2] + sum((["-x", f"{k}={v}"] for k, v in NO_MULTICAST.items()), []) + launch[-2:]
-        cmd = launch + cmd
+        cmd = launcher_cmd(args.launcher, ranks, export=NO_MULTICAST) + cmd
     env = dict(os.environ, OMP_NUM_THREADS=str(args.cpu_threads if backend == "cpu" else 1),
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", **NO_MULTICAST)
     j, wall = run_cli(cmd, env, out, "multi_gpu")
@@ -245,8 +241,7 @@ def main():
            "commit": os.environ.get("MCT_COMMIT", ""), "machine": args.machine, "cpus": os.cpu_count(),
            "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:]), "reps": args.reps,
            "ranks": ranks, "env": NO_MULTICAST}
-    ver = subprocess.run([args.launcher, "--version"], capture_output=True, text=True)
-    doc["launcher"] = ((ver.stdout or ver.stderr).splitlines() or [""])[0]
+    doc["launcher"] = (launcher_version(args.launcher).splitlines() or [""])[0]
     parts = args.parts.split(",")
 
     def save():  # after every point: a run cut short keeps what it measured

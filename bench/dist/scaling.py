@@ -40,19 +40,23 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 @functools.lru_cache(maxsize=None)
-def _is_open_mpi(launcher):
-    """Whether `launcher` is Open MPI's (asked once per launcher)."""
+def launcher_version(launcher):
+    """What `launcher --version` prints (asked once per launcher)."""
     out = subprocess.run([launcher, "--version"], capture_output=True, text=True)
-    return "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr
+    return out.stdout + out.stderr
 
 
-def launcher_cmd(launcher, ranks):
-    """The launcher's command for `ranks` ranks of this machine."""
+def launcher_cmd(launcher, ranks, export=None):
+    """The launcher's command for `ranks` ranks of this machine; `export` (a dict) is set in every
+    rank, by name where the launcher is Open MPI's (the caller's environment carries it for others)."""
     cmd = [launcher]
-    if _is_open_mpi(launcher):
+    version = launcher_version(launcher)
+    if "Open MPI" in version or "OpenRTE" in version:
         # As many ranks as asked for, bound to nothing: the OpenMP threads of
         # a rank (--threads) must not share one core.
         cmd += ["--oversubscribe", "--bind-to", "none"]
+        for k, v in (export or {}).items():
+            cmd += ["-x", f"{k}={v}"]
     return cmd + ["-n", str(ranks)]
 
 
