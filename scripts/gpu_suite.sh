@@ -596,8 +596,8 @@ fi
 # GPU on 1, 2, 4, ... of them, strong scaling of phantom 100^3 (4e8 histories), tally_only (3e9) and
 # the MPC scatter through NCCL and host MPI, and bitwise equality of exact tallies over GPU counts
 # and against the CPU backend: multi_gpu[_TAG].json and .md. MCT_MULTIGPU_ARGS adds flags (e.g.
-# "--parts scaling --problems phantom --kinds fixed" to split it over calls: the phantom takes about
-# 100 s a case on one GPU), with MCT_MULTIGPU_TAG naming each.
+# "--parts scaling --problems phantom --kinds fixed" to split it over calls: the phantom's cases are
+# the long ones, bench/results/*-multigpu.md), with MCT_MULTIGPU_TAG naming each.
 if stage multigpu; then
 if [ -z "$MPIRUN" ]; then
   log "multigpu: no MPI launcher (mpirun, mpiexec) on this machine: stage skipped"

@@ -139,11 +139,10 @@ int main(int argc, char** argv) {
     mct_tally_destroy(work);
     char* text = cJSON_Print(root);
     FILE* f = text ? fopen(out, "w") : NULL;
-    const int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && fclose(f)) return fprintf(stderr, "bench_plan_cost: cannot write %s\n", out), 1;
+    int rc = 0;
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) rc = 1, fprintf(stderr, "bench_plan_cost: cannot write %s\n", out);
     cJSON_free(text);
     cJSON_Delete(root);
     free(keys), free(work_keys), free(work_values), free(junk), free(t);
-    if (!ok) return fprintf(stderr, "bench_plan_cost: cannot write %s\n", out), 1;
-    return 0;
+    return rc;
 }

@@ -11,14 +11,10 @@
 #endif
 
 /** The fewest bins for which AUTO takes NCCL. NCCL's first all-reduce sets up
- * its channels (0.15 s on 2 NVLinked GPUs, 0.3 s on 4), which a run repays
- * only by what each later batch saves over host MPI, a saving that grows with
- * the bins: at 1e6 bins over 10 batches host MPI was as fast (the phantom on
- * 4 H200: 25.6 s against 25.9 s), at 8 bins 8x faster, and its sum of 9e6
- * bins took 0.08 s a batch (bench/results/2026-11-28-h200x4-multigpu.md). From
- * 2^22 bins (32 MB of f64) on, ten batches or so repay the set-up; a run of
- * one batch is still faster through host MPI, but the bins alone are what
- * mct_dist_create knows. */
+ * its channels, a cost a run repays only by what each later batch saves over
+ * host MPI, a saving that grows with the bins; mct_dist_create knows the bins
+ * but not how many batches will follow, so the floor is on the bins alone
+ * (the measurements it rests on: bench/results/2026-11-28-h200x4-multigpu.md). */
 #define MCT__DIST_NCCL_AUTO_MIN_BINS (INT64_C(1) << 22)
 
 /** 1 when NCCL can sum this rank's batch on its GPU in the tally's storage:
