@@ -44,6 +44,13 @@ extern "C" {
  * 0.001 MeV), so 16 leaves twice that. Each GPU thread holds the stack in its
  * local memory (1 KiB in double). */
 #define MCT_PHANTOM_STACK 16
+/** The most steps one history may take: a 20 MeV history takes thousands, a
+ * 1000 MeV one some 1e5. One that reaches it never ends (a particle that makes
+ * no progress): it is cut there, its energy deposited where its particles are,
+ * and the run reports OVERFLOW, so a run cannot hang on it. */
+#ifndef MCT_PHANTOM_MAX_STEPS
+#define MCT_PHANTOM_MAX_STEPS (1u << 24)
+#endif
 #define MCT_PHANTOM_PI 3.14159265358979323846
 /** The multiple-scattering sampler (MCT_PH(mcs_one_minus_cos)): the mean
  * number of a step's elastic collisions drawn one by one (those deflecting
@@ -83,7 +90,8 @@ enum {
     MCT_PH_T_P_PHOTO_INCOH, /**< photon: (photoelectric + incoherent) / total; pair is the rest */
     MCT_PH_T_RANGE,         /**< electron: range from the continuous stopping power, g/cm2 */
     MCT_PH_T_SIG_BREM,      /**< electron: bremsstrahlung with k > brems threshold, cm2/g */
-    MCT_PH_T_SIG_MOLLER,    /**< electron: Moller collisions with energy transfer > delta threshold, cm2/g */
+    MCT_PH_T_SIG_MOLLER,    /**< electron: Moller collisions whose delta ray is transported (transfer > the larger of
+                                 the delta threshold and the electron cut-off): the hard ones, cm2/g */
     MCT_PH_T_SIG_MAJ,       /**< electron: a majorant of the sum of both for all energies <= T, cm2/g */
     MCT_PH_T_INV_LAMBDA1,   /**< electron: inverse first transport mean free path (screened Rutherford), cm2/g */
     MCT_PH_T_INV_LAMBDA2,   /**< electron: inverse second transport mean free path (screened Rutherford), cm2/g */
@@ -94,6 +102,11 @@ enum {
     MCT_PH_T_MW_INV_LN_M,   /**< ratio grid: ln <u> of that Wentzel law */
     MCT_PH_T_MS_K,          /**< electron: the screened Rutherford cross section's scale K, dsigma/du = K/(u + eta)^2, cm2/g */
     MCT_PH_T_MS_ETA,        /**< electron: the material's one screening parameter eta (K-weighted mean of ln eta_i) */
+    MCT_PH_T_SIG_LOCAL,     /**< electron: Moller collisions whose delta ray is made but stops at once (transfer
+                                 between the delta threshold and the electron cut-off), cm2/g */
+    MCT_PH_T_LOCAL_INV_LAMBDA1, /**< electron: those collisions' deflection of the primary, integral of
+                                     (1 - cos) dsigma, cm2/g */
+    MCT_PH_T_LOCAL_INV_LAMBDA2, /**< electron: the same, integral of (1 - P2(cos)) dsigma, cm2/g */
     MCT_PH_T_COUNT
 };
 

@@ -102,13 +102,17 @@ static double* table(sim_phantom_tables_t* t, int k) { return t->f64 + (size_t)k
 
 /* ---- Class II electron quantities ---------------------------------------- */
 
+/* dcut: Moller delta rays made above it; hcut: the larger of dcut and the
+ * electron cut-off, above which a delta ray is transported (a hard event that
+ * ends its step); those between stop where they are made (MCT_PH_T_SIG_LOCAL). */
 typedef struct {
-    double dcut, kcut;
+    double dcut, hcut, kcut;
 } thresholds_t;
 
 static thresholds_t thresholds_of(const mct_phantom_params_t* p) {
     thresholds_t th;
     th.dcut = p->delta_threshold_MeV > 0.0 ? p->delta_threshold_MeV : MCT_PHANTOM_DELTA_DEFAULT_MEV;
+    th.hcut = p->electron_cutoff_MeV > th.dcut ? p->electron_cutoff_MeV : th.dcut;
     th.kcut = p->brems_threshold_MeV > 0.0 ? p->brems_threshold_MeV : p->photon_cutoff_MeV;
     return th;
 }
@@ -117,16 +121,46 @@ static thresholds_t thresholds_of(const mct_phantom_params_t* p) {
  * energy transfers in [dcut, t/2]: the mass cross section (cm2/g) and the
  * energy loss rate (MeV cm2/g), both in closed form from
  * dsigma/dx = 2 pi re^2 mc^2 / (beta^2 t) [1/x^2 + 1/(1-x)^2 + r^2 - (1-r^2)/(x(1-x))]. */
+/* The Moller cross section's scale at kinetic energy t, 2 pi re^2 mc^2
+ * (electrons per gram) / beta^2, and its r^2 = (tau / (tau + 1))^2. */
+static double moller_scale(const material_t* m, double t, double* r2) {
+    const double tau = t / PH_MEC2, beta2 = tau * (tau + 2.0) / ((tau + 1.0) * (tau + 1.0));
+    *r2 = (tau / (tau + 1.0)) * (tau / (tau + 1.0));
+    return 2.0 * MCT_PHANTOM_PI * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM * PH_MEC2 * m->electrons_per_g / beta2;
+}
+
 static void moller(const material_t* m, double t, double dcut, double* sigma, double* loss) {
     *sigma = *loss = 0.0;
     if (t <= 2.0 * dcut) return;
-    const double tau = t / PH_MEC2, beta2 = tau * (tau + 2.0) / ((tau + 1.0) * (tau + 1.0));
-    const double r2 = (tau / (tau + 1.0)) * (tau / (tau + 1.0));
-    const double c = 2.0 * MCT_PHANTOM_PI * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM * PH_MEC2 * m->electrons_per_g / beta2;
+    double r2;
+    const double c = moller_scale(m, t, &r2);
     const double xc = dcut / t;
     *sigma = c / t * (1.0 / xc - 1.0 / (1.0 - xc) + r2 * (0.5 - xc) - (1.0 - r2) * log((1.0 - xc) / xc));
     *loss = c * (log(0.5 / xc) + 2.0 - log(2.0) - 1.0 / (1.0 - xc) - log(1.0 - xc) + r2 * (0.125 - 0.5 * xc * xc) -
                  (1.0 - r2) * log(2.0 * (1.0 - xc)));
+}
+
+/* The primary's deflection in the Moller collisions with transfers in
+ * [lo, hi] at kinetic energy t: the integrals of (1 - cos) and of
+ * 1 - P2(cos) = 3/2 sin^2 over the cross section (cm2/g), Simpson's rule in
+ * ln eps (the integrands are smooth there: 64 intervals give 1e-7), with
+ * sin^2 = 2 m eps / (t (t - eps + 2 m)) from energy and momentum. */
+static void moller_deflection(const material_t* m, double t, double lo, double hi, double* l1, double* l2) {
+    *l1 = *l2 = 0.0;
+    if (!(hi > lo)) return;
+    double r2;
+    const double c = moller_scale(m, t, &r2);
+    const int n = 64;
+    const double l0 = log(lo), h = (log(hi) - l0) / n;
+    for (int i = 0; i <= n; ++i) {
+        const double e = exp(l0 + i * h), x = e / t;
+        const double w = (i == 0 || i == n ? 1.0 : (i % 2 ? 4.0 : 2.0)) * h / 3.0 * e; /* d eps = eps d ln eps */
+        const double ds =
+            c / (t * t) * (1.0 / (x * x) + 1.0 / ((1.0 - x) * (1.0 - x)) + r2 - (1.0 - r2) / (x * (1.0 - x)));
+        const double s2 = 2.0 * PH_MEC2 * e / (t * (t - e + 2.0 * PH_MEC2));
+        *l1 += w * ds * s2 / (1.0 + sqrt(1.0 - s2));
+        *l2 += w * ds * 1.5 * s2;
+    }
 }
 
 /* Simpson's rule with this many intervals (even) for the integrals of the
@@ -309,10 +343,14 @@ static void build_electron(sim_phantom_tables_t* t, const material_t* m, thresho
     double prev_f = 0.0;
     for (int i = 0; i < t->n; ++i) {
         const double lt = t->e_ln0 + i * h, e = exp(lt);
-        double sm, lm, sb, soft;
+        double sm, lm, sh, lh, sb, soft;
         moller(m, e, th.dcut, &sm, &lm);
+        moller(m, e, th.hcut, &sh, &lh);
         brems(&v, e, estar_of(m, ESTAR_RAD, e), th.kcut, &sb, &soft);
-        table(t, MCT_PH_T_SIG_MOLLER)[i] = sm;
+        table(t, MCT_PH_T_SIG_MOLLER)[i] = sh;
+        table(t, MCT_PH_T_SIG_LOCAL)[i] = sm - sh > 0.0 ? sm - sh : 0.0;
+        moller_deflection(m, e, th.dcut, e / 2.0 < th.hcut ? e / 2.0 : th.hcut,
+                          &table(t, MCT_PH_T_LOCAL_INV_LAMBDA1)[i], &table(t, MCT_PH_T_LOCAL_INV_LAMBDA2)[i]);
         table(t, MCT_PH_T_SIG_BREM)[i] = sb;
         table(t, MCT_PH_T_INV_LAMBDA1)[i] = inv_lambda(m, e, 1);
         table(t, MCT_PH_T_INV_LAMBDA2)[i] = inv_lambda(m, e, 2);
@@ -462,7 +500,8 @@ mct_ph_tables_t_f32 sim_phantom_tables_view_f32(const sim_phantom_tables_t* t, c
 
 #define PHANTOM_GEOM_ARGS(p, th, n, d)                                                                            \
     n, d, (p)->energy_MeV, (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON,                 \
-        (p)->electron_cutoff_MeV, (p)->photon_cutoff_MeV, (th).dcut, (th).kcut, (p)->step_fraction, (p)->seed
+        (p)->electron_cutoff_MeV, (p)->photon_cutoff_MeV, (th).dcut, (th).hcut, (th).kcut, (p)->step_fraction,       \
+        (p)->seed
 
 /* The grid as geom_make takes it. */
 static void grid_of(const mct_phantom_params_t* p, int n[3], double d[3]) {
