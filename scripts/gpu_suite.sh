@@ -166,7 +166,7 @@ fi
 # The phantom's dose physics at large counts (not in the default stages): the four EGSnrc reference
 # beams (examples/phantom_egsnrc_*.ini, data/reference/egsnrc) at MCT_PHYSICS_HISTORIES (1e7) each,
 # every depth within 2 %/1 mm and R50/Rp within 1 % (check_phantom_result.py); R50 of the 10 MeV beam
-# at step fractions 0.01 .. 0.08 (4e5 histories each: R50 to under 0.1 %) within 3 standard errors of
+# at step fractions 0.01 .. 0.12 (4e5 histories each: R50 to under 0.1 %) within 3 standard errors of
 # the difference; electrons of 4 .. 25 MeV (R50, Rp, R80 growing, within bounds of the CSDA range);
 # photons of 0.5 .. 15 MeV (energy balance, attenuation); then the speed, bench phantom's Table II
 # (histories/s of the FP64 engine at 100^3, the tally overhead). Results: phantom_physics_*.log,
@@ -195,7 +195,7 @@ physics_sweep() { # CHECK INI FROM TO HISTORIES VALUES...: one run per value, th
   python3 tests/sim/check_phantom_physics.py "$check" $files
 }
 step phantom_physics_steps physics_sweep steps examples/phantom_egsnrc_e10.ini "^particle = electron" \
-  "particle = electron\nstep_fraction = @" 4e5 0.01 0.02 0.04 0.08
+  "particle = electron\nstep_fraction = @" 4e5 0.01 0.02 0.04 0.08 0.12
 step phantom_physics_energies physics_sweep energies examples/phantom_egsnrc_e20.ini "^energy_MeV = 20" \
   "energy_MeV = @" 1e6 4 6 10 15 20 25
 physics_photons() {

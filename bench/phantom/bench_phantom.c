@@ -42,8 +42,10 @@ typedef struct {
     int reps;
     int tables[5];     /* tables[2..4]: run that table */
     const char* out;
-    mct_sim_deposit_t deposit; /* every case's deposit choice (auto by default) */
-    double delta_MeV;  /* Moller threshold of every case (0: the problem's default) */
+    /* Every case's problem but its size, counts, engine and sink: the
+     * problem's defaults, with --deposit, --delta-threshold and
+     * --step-fraction applied. */
+    mct_phantom_params_t base;
 } bench_args_t;
 
 typedef struct {
@@ -62,20 +64,16 @@ static int cmp_double(const void* a, const void* b) {
  * (at least 2000, at most 1e6) that warms up (loads the module, builds the
  * tables) and predicts the time of a full run: a case predicted to take longer
  * than cap_s is not run (out.predicted_s says how long it would have taken). */
-static bench_run_t run_case(int voxels, int64_t histories, mct_method_t method, mct_dtype_t dtype,
-                            mct_phantom_transport_t transport, int discard, int64_t batches, int reps, double cap_s,
-                            mct_sim_deposit_t deposit, double delta_MeV) {
+static bench_run_t run_case(const mct_phantom_params_t* base, int voxels, int64_t histories, mct_method_t method,
+                            mct_dtype_t dtype, mct_phantom_transport_t transport, int discard, int64_t batches, int reps,
+                            double cap_s) {
     bench_run_t out = {0};
-    mct_phantom_params_t p;
-    mct_phantom_params_init(&p);
+    mct_phantom_params_t p = *base;
     p.voxels = voxels;
     p.histories = histories;
     p.batches = batches;
-    p.seed = 2018;
     p.transport = transport;
     p.discard = discard;
-    p.deposit = deposit;
-    p.delta_threshold_MeV = delta_MeV;
     double times[32];
     if (reps > 32) reps = 32;
     for (int r = -1; r < reps; ++r) {
@@ -171,12 +169,12 @@ static void tests_2_to_4(cJSON* cases, const char* table, const mct_method_t* me
             const mct_dtype_t dt = table2_dtype(method);
             /* sort_reduce holds a batch's deposits: batches of at most 2^17 histories. */
             const int64_t batches = method == MCT_METHOD_SORT_REDUCE ? (histories + (1 << 17) - 1) >> 17 : 1;
-            bench_run_t r = run_case(n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 0, batches, a->reps, a->cap_s, a->deposit, a->delta_MeV);
+            bench_run_t r = run_case(&a->base, n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 0, batches, a->reps, a->cap_s);
             cJSON* j = run_json(table, test, n, histories, "FP64 transport", method, dt, "f64", &r);
             double discard_s = NAN;
             if (r.ok) {
                 const bench_run_t d =
-                    run_case(n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 1, batches, a->reps, a->cap_s, a->deposit, a->delta_MeV);
+                    run_case(&a->base, n, histories, method, dt, MCT_PHANTOM_TRANSPORT_F64, 1, batches, a->reps, a->cap_s);
                 discard_s = d.ok ? d.seconds : NAN;
                 if (d.ok) {
                     cJSON_AddNumberToObject(j, "discard_seconds", d.seconds);
@@ -213,8 +211,8 @@ static void table4(cJSON* cases, const bench_args_t* a) {
         const int64_t h = (int64_t)(counts[i] * a->scale);
         bench_run_t runs[T4_ENGINES];
         for (int k = 0; k < T4_ENGINES; ++k)
-            runs[k] = run_case(10, h, table4_engines[k].method, table4_engines[k].dtype, table4_engines[k].transport,
-                               0, 1, a->reps, a->cap_s, a->deposit, a->delta_MeV);
+            runs[k] = run_case(&a->base, 10, h, table4_engines[k].method, table4_engines[k].dtype,
+                               table4_engines[k].transport, 0, 1, a->reps, a->cap_s);
         const bench_run_t *fp64 = &runs[T4_FP64], *f32_fp64 = &runs[T4_F32_FP64];
         for (int k = 0; k < T4_ENGINES; ++k) {
             const bench_run_t* r = &runs[k];
@@ -242,15 +240,18 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
     a->reps = 3;
     a->tables[2] = a->tables[3] = a->tables[4] = 1;
     a->out = NULL;
-    a->deposit = MCT_SIM_DEPOSIT_AUTO;
-    a->delta_MeV = 0.0;
+    mct_phantom_params_init(&a->base);
+    a->base.seed = 2018;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--help")) {
             puts("usage: mctally bench phantom [--tables 2,3,4] [--scale F] [--reps R] [--methods a,b,...]\n"
-                 "                             [--cap SECONDS] [--deposit auto|direct|buffered] [--out FILE.json]\n"
+                 "                             [--cap SECONDS] [--deposit auto|direct|buffered] [--delta-threshold MEV]\n"
+                 "                             [--step-fraction F] [--max-step G_CM2] [--out FILE.json]\n"
                  "  --deposit: how the kernel hands deposits to the tally (sim_deposit.h; default auto)\n"
                  "  --delta-threshold MEV: Moller delta rays made above it (default: the problem's, 0.0125;\n"
                  "            0.2 = the electron cut-off, the transport Liu's tables were run with before)\n"
+                 "  --step-fraction F, --max-step G_CM2: the electron steps' largest fractional energy loss and\n"
+                 "            length (default: the problem's, 0.04 and 0.4 g/cm2)\n"
                  "  table 2: tests 2-4 x every float method, 4e6 histories, and the tally overhead\n"
                  "  table 3: tests 2-4, atomic (HB) and wib, 4e7 histories\n"
                  "  table 4: test 3, FP64 / FP32 atomic / KAS engines, 4e6 ... 6.4e7 histories\n"
@@ -285,12 +286,16 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
             MCT_CLI_FLAG_F64(a->cap_s, "bench phantom --cap", argv[++i], 0.0);
             if (!(a->cap_s > 0.0)) return fprintf(stderr, "mctally: bench phantom: --cap must be > 0\n"), 1;
         } else if (!strcmp(argv[i], "--delta-threshold")) {
-            MCT_CLI_FLAG_F64(a->delta_MeV, "bench phantom --delta-threshold", argv[++i], 0.0125);
+            MCT_CLI_FLAG_F64(a->base.delta_threshold_MeV, "bench phantom --delta-threshold", argv[++i], 0.0125);
+        } else if (!strcmp(argv[i], "--step-fraction")) {
+            MCT_CLI_FLAG_F64(a->base.step_fraction, "bench phantom --step-fraction", argv[++i], 1e-3);
+        } else if (!strcmp(argv[i], "--max-step")) {
+            MCT_CLI_FLAG_F64(a->base.max_step_g_cm2, "bench phantom --max-step", argv[++i], 1e-3);
         } else if (!strcmp(argv[i], "--deposit")) {
             const char* v = argv[++i];
-            if (!strcmp(v, "auto")) a->deposit = MCT_SIM_DEPOSIT_AUTO;
-            else if (!strcmp(v, "direct")) a->deposit = MCT_SIM_DEPOSIT_DIRECT;
-            else if (!strcmp(v, "buffered")) a->deposit = MCT_SIM_DEPOSIT_BUFFERED;
+            if (!strcmp(v, "auto")) a->base.deposit = MCT_SIM_DEPOSIT_AUTO;
+            else if (!strcmp(v, "direct")) a->base.deposit = MCT_SIM_DEPOSIT_DIRECT;
+            else if (!strcmp(v, "buffered")) a->base.deposit = MCT_SIM_DEPOSIT_BUFFERED;
             else return fprintf(stderr, "mctally: bench phantom: --deposit must be auto, direct or buffered\n"), 1;
         } else if (!strcmp(argv[i], "--out")) {
             a->out = argv[++i];
@@ -317,9 +322,16 @@ int mct_bench_phantom(int argc, char** argv) {
     mct_bench_stamp(root);
     cJSON_AddNumberToObject(root, "scale", a.scale);
     cJSON_AddNumberToObject(root, "reps", a.reps);
-    cJSON_AddStringToObject(root, "deposit", sim_deposit_name(a.deposit));
-    cJSON_AddStringToObject(root, "beam", "20 MeV electrons, 40 cm water cube, cut-offs 0.2 / 0.01 MeV, 4 % steps");
-    cJSON_AddNumberToObject(root, "delta_threshold_MeV", a.delta_MeV > 0.0 ? a.delta_MeV : MCT_PHANTOM_DELTA_DEFAULT_MEV);
+    cJSON_AddStringToObject(root, "deposit", sim_deposit_name(a.base.deposit));
+    char beam[160];
+    snprintf(beam, sizeof beam, "%g MeV electrons, %g cm water cube, cut-offs %g / %g MeV, steps of %g %% and <= %g cm",
+             a.base.energy_MeV, a.base.size_cm, a.base.electron_cutoff_MeV, a.base.photon_cutoff_MeV,
+             100.0 * a.base.step_fraction, a.base.max_step_g_cm2);
+    cJSON_AddStringToObject(root, "beam", beam);
+    cJSON_AddNumberToObject(root, "delta_threshold_MeV",
+                            a.base.delta_threshold_MeV > 0.0 ? a.base.delta_threshold_MeV : MCT_PHANTOM_DELTA_DEFAULT_MEV);
+    cJSON_AddNumberToObject(root, "step_fraction", a.base.step_fraction);
+    cJSON_AddNumberToObject(root, "max_step_g_cm2", a.base.max_step_g_cm2);
     cJSON* cases = cJSON_AddArrayToObject(root, "cases");
     if (a.tables[2]) {
         mct_method_t all[MCT_METHOD_COUNT];

@@ -5,6 +5,7 @@
 #define _DEFAULT_SOURCE
 #include "sim_output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -142,6 +143,36 @@ int sim_out_check(const char* path, char* err, size_t size) {
 
 /* ---- Sets ------------------------------------------------------------------ */
 
+/* Removes the temporaries of the target `base` in `dir` that writers killed
+ * before they could remove them (SIGKILL, a crash) left behind: regular files
+ * named .BASE.PID.XXXXXX whose PID is no running process. A live writer's are
+ * kept, this process's too; a process that cannot be signalled is taken as
+ * alive. */
+static void sweep_dead_temporaries(const char* dir, const char* base) {
+    DIR* d = opendir(dir);
+    if (!d) return;
+    const size_t blen = strlen(base);
+    const struct dirent* e;
+    while ((e = readdir(d)) != NULL) {
+        const char* n = e->d_name;
+        if (n[0] != '.' || strncmp(n + 1, base, blen) != 0 || n[1 + blen] != '.') continue;
+        const char* digits = n + 2 + blen;
+        char* end;
+        errno = 0;
+        const long pid = strtol(digits, &end, 10);
+        if (end == digits || *digits < '0' || *digits > '9' || *end != '.' || strlen(end + 1) != 6 || errno ||
+            pid <= 0 || (pid_t)pid != pid || (pid_t)pid == getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char path[SIM_OUT_PATH];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, n) < (int)sizeof path && lstat(path, &st) == 0 &&
+            S_ISREG(st.st_mode))
+            unlink(path);
+    }
+    closedir(d);
+}
+
 static mode_t file_mode(void) {
     /* Reading the mask sets it: put it back at once. */
     const mode_t mask = umask(022);
@@ -168,8 +199,9 @@ FILE* sim_out_begin(sim_out_set_t* s, const char* path) {
     char dir[SIM_OUT_PATH];
     dir_of(path, dir, sizeof dir);
     const char* base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    sweep_dead_temporaries(dir, base);
     char* temp = s->temp[s->n];
-    if (snprintf(temp, SIM_OUT_PATH, "%s/.%s.XXXXXX", dir, base) >= SIM_OUT_PATH) {
+    if (snprintf(temp, SIM_OUT_PATH, "%s/.%s.%ld.XXXXXX", dir, base, (long)getpid()) >= SIM_OUT_PATH) {
         snprintf(s->error, sizeof s->error, "cannot write '%s': the name is too long", path);
         return NULL;
     }

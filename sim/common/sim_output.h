@@ -15,6 +15,9 @@
  * file (st_dev, st_ino) as an input registered with sim_out_protect. Nothing is
  * removed that this module did not create, except the previous files at names
  * the caller lists (its own outputs) and only when they are regular files.
+ * A temporary is named .NAME.PID.XXXXXX (PID: the writer's process): one left
+ * by a writer that was killed (SIGKILL) or crashed is removed by the next
+ * writer of NAME once no process has that PID.
  *
  * SIGINT and SIGTERM (sim_out_install_signals) remove the temporaries still
  * open and end the process by the same signal. The temporaries' names live in

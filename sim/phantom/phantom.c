@@ -64,7 +64,11 @@ void mct_phantom_geometry_free(mct_phantom_geometry_t* g) {
  *   1e-3 keeps three orders of margin over that (FP64 has more) and bounds a
  *   primary electron to ln(1 GeV / 12.5 keV) / 1e-3 = 1.1e4 steps (each
  *   secondary to fewer). The upper bound 0.5 keeps the continuous loss of a
- *   step a small part of the energy, as class II condensed history assumes. */
+ *   step a small part of the energy, as class II condensed history assumes.
+ * - max_step_g_cm2 >= 1e-3 (10 um of water): a primary of 1 GeV then takes
+ *   at most its range over 1e-3 g/cm2, under 1e6 steps, far from
+ *   MCT_PHANTOM_MAX_STEPS; 1e4 g/cm2 is longer than any range in the tables,
+ *   no limit at all. */
 static const mct_sim_param_t phantom_params[] = {
     {PHANTOM_PARAM(F64, size_cm), 1e-3, 1e4, PHANTOM_FILE, 40.0, "cm"},
     {PHANTOM_PARAM(INT, voxels), 1.0, 1290.0, PHANTOM_FILE, 100.0, "voxels per edge"},
@@ -74,6 +78,7 @@ static const mct_sim_param_t phantom_params[] = {
     {PHANTOM_PARAM(F64, delta_threshold_MeV), 0.0125, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
     {PHANTOM_PARAM(F64, brems_threshold_MeV), 0.001, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
     {PHANTOM_PARAM(F64, step_fraction), 1e-3, 0.5, PHANTOM_FILE, 0.04, "largest fractional energy loss per step"},
+    {PHANTOM_PARAM(F64, max_step_g_cm2), 1e-3, 1e4, PHANTOM_FILE, 0.4, "longest electron step, g/cm2"},
     {PHANTOM_PARAM(I64, histories), 1.0, INFINITY, 0, 1e5, NULL},
     {PHANTOM_PARAM(I64, batches), 1.0, INFINITY, 0, 10.0, NULL},
     {PHANTOM_PARAM(U64, seed), 0.0, 0x1p64, 0, 1.0, NULL},

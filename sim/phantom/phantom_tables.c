@@ -501,7 +501,7 @@ mct_ph_tables_t_f32 sim_phantom_tables_view_f32(const sim_phantom_tables_t* t, c
 #define PHANTOM_GEOM_ARGS(p, th, n, d)                                                                            \
     n, d, (p)->energy_MeV, (p)->particle == MCT_PHANTOM_PHOTON ? MCT_PH_PHOTON : MCT_PH_ELECTRON,                 \
         (p)->electron_cutoff_MeV, (p)->photon_cutoff_MeV, (th).dcut, (th).hcut, (th).kcut, (p)->step_fraction,       \
-        (p)->seed
+        (p)->max_step_g_cm2, (p)->seed
 
 /* The grid as geom_make takes it. */
 static void grid_of(const mct_phantom_params_t* p, int n[3], double d[3]) {

@@ -58,6 +58,10 @@ for v in 1e-15 1e-9 1e-6 1e-4; do
     ini "step_$v" "[problem]\ntype = phantom\n[phantom]\nstep_fraction = $v\n"
     expect_error "step_fraction_$v" "step_fraction = $v: expected a number in \[0.001, 0.5\]" run "$work/step_$v.ini"
 done
+for v in 0 1e-4 -1 2e4; do
+    ini "maxstep_$v" "[problem]\ntype = phantom\n[phantom]\nmax_step_g_cm2 = $v\n"
+    expect_error "max_step_$v" "max_step_g_cm2 = $v: expected a number in \[0.001, 10000\]" run "$work/maxstep_$v.ini"
+done
 for v in 1e-300 1e-4; do
     ini "size_$v" "[problem]\ntype = phantom\n[phantom]\nsize_cm = $v\n"
     expect_error "size_cm_$v" "size_cm = $v: expected a number in \[0.001, 10000\] (cm)" run "$work/size_$v.ini"

@@ -119,5 +119,24 @@ done
 [ "$killed" -ge 1 ] || fail "sigterm: no run was stopped by the signal"
 echo "ok: sigterm ($killed runs stopped)"
 
+# The temporaries of a writer killed by SIGKILL (which no handler sees): the next
+# writer of the same name (an escape run writes result.json alone) removes them
+# once their process is gone, and leaves a live process's, other names' and
+# names that are no temporary's alone.
+mkdir -p "$work/d7"
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+kill -0 "$dead" 2>/dev/null && dead=999999999 # reused already: a PID no process has
+for f in ".result.json.$dead.a1B2c3" ".result.json.$$.a1B2c3" ".result.json.$dead.a1B2" ".dose.raw.$dead.a1B2c3"; do
+    echo partial >"$work/d7/$f"
+done
+"$MCT" run "${esc[@]}" --out "$work/d7" >/dev/null 2>&1 || fail "dead_temporaries: run failed"
+[ -e "$work/d7/.result.json.$dead.a1B2c3" ] && fail "dead_temporaries: a dead writer's temporary left"
+for f in ".result.json.$$.a1B2c3" ".result.json.$dead.a1B2" ".dose.raw.$dead.a1B2c3"; do
+    [ -e "$work/d7/$f" ] || fail "dead_temporaries: $f removed (a live writer's, or not a temporary's name)"
+done
+[ -s "$work/d7/result.json" ] && echo "ok: dead_temporaries" || fail "dead_temporaries: no result"
+
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "all output tests passed"

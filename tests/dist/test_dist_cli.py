@@ -180,7 +180,7 @@ else:
     print("ok: ranks with different problems all stop:", " | ".join(lines))
 
 out = os.path.join(WORK, "killed")
-base = [MCT, "run", os.path.join(EXAMPLES, "phantom_test3.ini"), "--backend", "cpu", "--histories", "1e5", "--out", out]
+base = [MCT, "run", os.path.join(EXAMPLES, "phantom_test3.ini"), "--backend", "cpu", "--histories", "1e6", "--out", out]
 t0 = time.time()
 try:
     p = subprocess.run([LAUNCH, "-", "-n", "2"] + base + [":", "-n", "1", "timeout", "-s", "KILL", "3"] + base,

@@ -166,6 +166,7 @@ static void test_describe(void) {
     expect_range(&mct_phantom_param_table, "size_cm", "a number in [0.001, 10000] (cm)");
     expect_range(&mct_phantom_param_table, "step_fraction",
                  "a number in [0.001, 0.5] (largest fractional energy loss per step)");
+    expect_range(&mct_phantom_param_table, "max_step_g_cm2", "a number in [0.001, 10000] (longest electron step, g/cm2)");
     expect_range(&mct_phantom_param_table, "delta_threshold_MeV", "a number in [0.0125, 1e9] (MeV)");
     expect_range(&mct_tally_only_param_table, "bins", "a whole number 1 .. 2^31");
     expect_range(&mct_tally_only_param_table, "collisions", "a whole number 1 .. 1000000");

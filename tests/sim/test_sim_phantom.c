@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_sim_phantom.c  The water phantom end to end, at history counts CI
  * affords (a few seconds on 2 cores): energy balance, the CSDA range bound and
- * the range table, R50 and Rp against the broad-beam references, photon
+ * the range table, the longest step, R50 and Rp against the broad-beam references, photon
  * attenuation against XCOM, and the same histories on the CPU and emulated
  * backends and for any launch shape. */
 #include <math.h>
@@ -120,6 +120,32 @@ static void test_csda_bound(void) {
      * path is the CSDA range (to the cut-off), within a couple of percent. */
     ASSERT_NEAR_F64(r.primary_path_mean_cm, csda - rest, 0.02 * csda);
     mct_phantom_result_free(&r);
+}
+
+/* The longest step bounds a fast electron's steps: 20 MeV electrons through
+ * a 1 cm cube of one voxel, with no hard events (thresholds above the beam)
+ * and steps of 12 % of the energy, score two pieces per step (hinge) and one
+ * where they leave. With steps of at most 0.05 cm a primary takes at least 20
+ * full steps to cross, so at least 38 adds; with no limit its steps (~1.2 cm)
+ * cross in one or two, a few adds. */
+static void test_max_step(void) {
+    mct_phantom_params_t p = small(1, 400);
+    p.size_cm = 1.0;
+    p.delta_threshold_MeV = p.brems_threshold_MeV = 2000.0;
+    p.step_fraction = 0.12;
+    p.max_step_g_cm2 = 0.05;
+    mct_phantom_result_t r = run(&p, MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, MCT_DTYPE_F64);
+    const double short_adds = r.adds / (double)p.histories;
+    ASSERT_LE_F64(balance(&r), 1e-9);
+    mct_phantom_result_free(&r);
+    p.max_step_g_cm2 = 1e4;
+    r = run(&p, MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, MCT_DTYPE_F64);
+    const double long_adds = r.adds / (double)p.histories;
+    ASSERT_LE_F64(balance(&r), 1e-9);
+    mct_phantom_result_free(&r);
+    printf("max step: %.1f adds per history at 0.05 g/cm2, %.2f with no limit\n", short_adds, long_adds);
+    ASSERT_TRUE(short_adds >= 38.0);
+    ASSERT_TRUE(long_adds <= 4.0);
 }
 
 /* R50 and Rp of the laterally integrated depth dose (100^3 voxels, 4 mm
@@ -267,6 +293,7 @@ int main(void) {
     test_energy_balance();
     test_range_table();
     test_csda_bound();
+    test_max_step();
     test_r50_rp();
     test_photon_attenuation();
     test_backends_and_shapes();

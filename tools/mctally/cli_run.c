@@ -757,6 +757,7 @@ static cJSON* phantom_json(const mct_phantom_params_t* p, const mct_phantom_resu
     cJSON_AddNumberToObject(j, "delta_threshold_MeV", r->delta_threshold_MeV);
     cJSON_AddNumberToObject(j, "brems_threshold_MeV", r->brems_threshold_MeV);
     cJSON_AddNumberToObject(j, "step_fraction", p->step_fraction);
+    cJSON_AddNumberToObject(j, "max_step_g_cm2", p->max_step_g_cm2);
     cJSON_AddNumberToObject(j, "block_size", p->block_size);
     cJSON_AddNumberToObject(j, "incident_MeV", r->incident_MeV);
     cJSON_AddNumberToObject(j, "deposited_MeV", r->deposited_MeV);
