@@ -256,6 +256,9 @@ step hetero_speed_cube_voxels hetero_speed cube_voxels /tmp/mct-cube-voxels.ini 
   --histories "${MCT_SPEED_HISTORIES:-4e6}" --batches 2
 mkdir -p /tmp/mct-ct && python3 tools/phantom/make_ct_phantom.py /tmp/mct-ct/ct_phantom && cp examples/phantom_ct.ini /tmp/mct-ct/
 step hetero_speed_ct hetero_speed ct /tmp/mct-ct/phantom_ct.ini --histories "${MCT_SPEED_HISTORIES:-4e6}" --batches 2
+# The same phantom with 20 HU of CT noise: densities change at most faces (steps cross them, not cut).
+python3 tools/phantom/make_ct_phantom.py /tmp/mct-ct/ct_noisy --noise 20 && sed 's/ct_phantom/ct_noisy/g' examples/phantom_ct.ini >/tmp/mct-ct/noisy.ini
+step hetero_speed_ct_noisy hetero_speed ct_noisy /tmp/mct-ct/noisy.ini --histories "${MCT_SPEED_HISTORIES:-4e6}" --batches 2
 step hetero_speed_slabs hetero_speed slabs examples/phantom_slabs.ini --histories "${MCT_SPEED_HISTORIES:-4e6}" --batches 2
 if [ -n "${MCT_BASE_SRC:-}" ]; then
   step hetero_base_build sh -c "cmake -S '$MCT_BASE_SRC' -B build-base -DCMAKE_BUILD_TYPE=Release \

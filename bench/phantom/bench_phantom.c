@@ -251,7 +251,7 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
                  "  --delta-threshold MEV: Moller delta rays made above it (default: the problem's, 0.0125;\n"
                  "            0.2 = the electron cut-off, the transport Liu's tables were run with before)\n"
                  "  --step-fraction F, --max-step G_CM2: the electron steps' largest fractional energy loss and\n"
-                 "            length (default: the problem's, 0.04 and 0.4 g/cm2)\n"
+                 "            length (default: the problem's, 0.12 and 0.4 g/cm2)\n"
                  "  table 2: tests 2-4 x every float method, 4e6 histories, and the tally overhead\n"
                  "  table 3: tests 2-4, atomic (HB) and wib, 4e7 histories\n"
                  "  table 4: test 3, FP64 / FP32 atomic / KAS engines, 4e6 ... 6.4e7 histories\n"

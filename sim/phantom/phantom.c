@@ -77,7 +77,7 @@ static const mct_sim_param_t phantom_params[] = {
     {PHANTOM_PARAM(F64, photon_cutoff_MeV), 0.001, 1000.0, PHANTOM_FILE, 0.01, "MeV"},
     {PHANTOM_PARAM(F64, delta_threshold_MeV), 0.0125, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
     {PHANTOM_PARAM(F64, brems_threshold_MeV), 0.001, 1e9, PHANTOM_UNSET, 0.0, "MeV"},
-    {PHANTOM_PARAM(F64, step_fraction), 1e-3, 0.5, PHANTOM_FILE, 0.04, "largest fractional energy loss per step"},
+    {PHANTOM_PARAM(F64, step_fraction), 1e-3, 0.5, PHANTOM_FILE, 0.12, "largest fractional energy loss per step"},
     {PHANTOM_PARAM(F64, max_step_g_cm2), 1e-3, 1e4, PHANTOM_FILE, 0.4, "longest electron step, g/cm2"},
     {PHANTOM_PARAM(I64, histories), 1.0, INFINITY, 0, 1e5, NULL},
     {PHANTOM_PARAM(I64, batches), 1.0, INFINITY, 0, 10.0, NULL},

@@ -79,7 +79,7 @@ typedef struct {
     double photon_cutoff_MeV;    /**< photons below it deposit locally (0.01), >= 0.001 */
     double delta_threshold_MeV;  /**< Moller delta rays made above it (0: MCT_PHANTOM_DELTA_DEFAULT_MEV), [0.0125, 1e9] */
     double brems_threshold_MeV;  /**< bremsstrahlung photons made above it (0: the photon cut-off), [0.001, 1e9] */
-    double step_fraction;        /**< largest fractional energy loss per step (0.04), in [1e-3, 0.5] */
+    double step_fraction;        /**< largest fractional energy loss per step (0.12), in [1e-3, 0.5] */
     double max_step_g_cm2;       /**< longest electron step, g/cm2 (0.4), in [1e-3, 1e4] */
     mct_phantom_mcs_t mcs;       /**< multiple-scattering model (transport) */
     mct_phantom_transport_t transport;
@@ -158,7 +158,7 @@ void mct_phantom_result_free(mct_phantom_result_t* r);
 extern const mct_sim_param_table_t mct_phantom_param_table;
 
 /** Defaults: 40 cm, 100 voxels, 20 MeV electrons, cut-offs 0.2 / 0.01 MeV,
- * thresholds 0.0125 MeV (Moller) and the photon cut-off (bremsstrahlung), steps of 4 % of the energy and at
+ * thresholds 0.0125 MeV (Moller) and the photon cut-off (bremsstrahlung), steps of 12 % of the energy and at
  * most 0.4 g/cm2, auto transport, 1e5 histories, 10
  * batches, seed 1, 128 threads per block. */
 void mct_phantom_params_init(mct_phantom_params_t* p);

@@ -69,6 +69,24 @@ bad cube_unknown_material "unknown material 'cheese'" "$work/cube_material.ini"
 
 # A small HU phantom made by the repository's script, and images made from it.
 python3 "$MAKE_CT" "$work/ct" --voxels 16 16 8 --spacing 24 24 40 >/dev/null || fail "make_ct_phantom.py failed"
+# With noise: the same bytes twice, every value within the default calibration, a spread near the SD
+# asked for in the body's soft tissue (40 HU); a negative SD refused.
+for k in 1 2; do
+    python3 "$MAKE_CT" "$work/noisy$k" --voxels 16 16 8 --spacing 24 24 40 --noise 20 >/dev/null || fail "make_ct_phantom.py --noise failed"
+done
+cmp -s "$work/noisy1.raw" "$work/noisy2.raw" || fail "make_ct_phantom.py --noise: not the same bytes twice"
+python3 - "$work" <<'PY' || fail "make_ct_phantom.py --noise: values"
+import struct, sys, statistics
+w = sys.argv[1]
+plain = struct.unpack("<2048h", open(w + "/ct.raw", "rb").read())
+noisy = struct.unpack("<2048h", open(w + "/noisy1.raw", "rb").read())
+assert all(-1024 <= v <= 1976 for v in noisy)
+d = [n - p for p, n in zip(plain, noisy) if p == 40]
+sd = statistics.pstdev(d)
+assert len(d) > 100 and 16.0 < sd < 24.0 and abs(statistics.mean(d)) < 4.0, (len(d), sd)
+print("ok: CT noise, SD %.1f HU over %d tissue voxels" % (sd, len(d)))
+PY
+python3 "$MAKE_CT" "$work/bad_noise" --noise -1 >/dev/null 2>&1 && fail "make_ct_phantom.py --noise -1 accepted"
 python3 - "$work" <<'PY'
 import struct, sys
 w = sys.argv[1]

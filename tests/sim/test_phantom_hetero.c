@@ -41,7 +41,7 @@ static mct_phantom_geometry_t water_grid(int nx, int ny, int nz, double dx, doub
  * it scores without bound, and the error estimate of so heavy a tail is not
  * to be trusted. */
 static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_phantom_particle_t particle,
-                 double energy, int64_t histories) {
+                 double energy, int64_t histories, double step_fraction) {
     mct_phantom_geometry_t g = water_grid(3, 3, 3, 0.1, 0.1, 0.1);
     g.density[13] = 0.001f; /* (1, 1, 1) */
     g.density[4] = 0.01f;   /* (1, 1, 0) */
@@ -56,6 +56,7 @@ static void fano(mct_backend_t backend, mct_phantom_transport_t transport, mct_p
     p.histories = histories;
     p.batches = 20;
     p.seed = 5;
+    if (step_fraction > 0.0) p.step_fraction = step_fraction;
     phantom_test_fano("fano", &p, backend, transport == MCT_PHANTOM_TRANSPORT_F32 ? 1e-5 : 1e-9);
     mct_phantom_geometry_free(&g);
 }
@@ -197,19 +198,25 @@ static void test_refused(void) {
     printf("bad geometries refused\n");
 }
 
-/* `test_phantom_hetero fano BACKEND HISTORIES [f32]` runs the Fano test
- * alone at a large count (the GPU suite: cuda, 1e8), electrons then photons. */
+/* `test_phantom_hetero fano BACKEND HISTORIES [f32|f64 [STEP_FRACTION]]`
+ * runs the Fano test alone at a large count (the GPU suite: cuda, 1e8),
+ * electrons then photons, with the default steps or those given. */
 static int fano_only(int argc, char** argv) {
     mct_backend_t backend;
     if (argc < 4 || mct_backend_from_name(argv[2], &backend) != MCT_STATUS_SUCCESS) {
-        fprintf(stderr, "usage: test_phantom_hetero fano BACKEND HISTORIES [f32]\n");
+        fprintf(stderr, "usage: test_phantom_hetero fano BACKEND HISTORIES [f32|f64 [STEP_FRACTION]]\n");
         return 2;
     }
     const int64_t n = (int64_t)strtod(argv[3], NULL);
     const mct_phantom_transport_t tr =
         argc > 4 && strcmp(argv[4], "f32") == 0 ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
-    fano(backend, tr, MCT_PHANTOM_ELECTRON, 1.0, n);
-    fano(backend, tr, MCT_PHANTOM_PHOTON, 2.0, n / 4);
+    const double step = argc > 5 ? strtod(argv[5], NULL) : 0.0;
+    if (argc > 5 && !(step >= 1e-3 && step <= 0.5)) {
+        fprintf(stderr, "test_phantom_hetero fano: STEP_FRACTION must be in [0.001, 0.5]\n");
+        return 2;
+    }
+    fano(backend, tr, MCT_PHANTOM_ELECTRON, 1.0, n, step);
+    fano(backend, tr, MCT_PHANTOM_PHOTON, 2.0, n / 4, step);
     printf("test_phantom_hetero fano: OK\n");
     return 0;
 }
@@ -219,9 +226,9 @@ int main(int argc, char** argv) {
     test_refused();
     test_density_scaling();
     test_backends_agree();
-    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_ELECTRON, 1.0, 100000);
-    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F32, MCT_PHANTOM_ELECTRON, 1.0, 100000);
-    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_PHOTON, 2.0, 100000);
+    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_ELECTRON, 1.0, 100000, 0.0);
+    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F32, MCT_PHANTOM_ELECTRON, 1.0, 100000, 0.0);
+    fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_PHOTON, 2.0, 100000, 0.0);
     test_voxels_match_uniform();
     printf("test_phantom_hetero: OK\n");
     return 0;

@@ -11,11 +11,15 @@ posterior). The default grid is 256 x 256 x 128 voxels of 1.5 x 1.5 x 2.5 mm
 a spine of vertebrae (700 HU) with discs between them (80 HU), ribs
 (1000 HU) along the chest wall and a sternum (600 HU). The shapes are
 fractions of the grid's extent, so a smaller or coarser grid holds the same
-trunk. Plain Python, no random numbers: the same arguments give the same
-bytes.
+trunk. `--noise SD` adds a scanner's noise of SD HU to every voxel (near
+Gaussian, from a hash of the voxel's index, clamped to the default
+calibration's -1024 .. 1976): the densities then change at most voxel faces,
+as in a real image. Plain Python, no random state: the same arguments give
+the same bytes.
 
     python3 tools/phantom/make_ct_phantom.py out/ct_phantom
     python3 tools/phantom/make_ct_phantom.py small --voxels 64 64 32 --spacing 6 6 10
+    python3 tools/phantom/make_ct_phantom.py out/ct_noisy --noise 20
 """
 import argparse
 import math
@@ -96,16 +100,35 @@ def build(n, d):
     return out
 
 
+def add_noise(data, sd):
+    """Adds noise of standard deviation sd HU: the sum of four uniforms on
+    [-1, 1] from a 64-bit mix of the voxel's index (variance 4/3), scaled."""
+    scale = sd / math.sqrt(4.0 / 3.0)
+    mask = (1 << 64) - 1
+    for k in range(len(data)):
+        h = (k + 0x9E3779B97F4A7C15) & mask
+        h = ((h ^ (h >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        h = ((h ^ (h >> 27)) * 0x94D049BB133111EB) & mask
+        h ^= h >> 31
+        u = sum(((h >> (16 * i)) & 0xFFFF) / 32767.5 - 1.0 for i in range(4))
+        data[k] = max(-1024, min(1976, int(round(data[k] + scale * u))))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("prefix", help="writes PREFIX.mhd and PREFIX.raw")
     ap.add_argument("--voxels", type=int, nargs=3, default=[256, 256, 128], metavar=("NX", "NY", "NZ"))
     ap.add_argument("--spacing", type=float, nargs=3, default=[1.5, 1.5, 2.5], metavar=("DX", "DY", "DZ"),
                     help="voxel edges in mm")
+    ap.add_argument("--noise", type=float, default=0.0, metavar="SD", help="noise in HU (default 0: none)")
     a = ap.parse_args(argv)
     if min(a.voxels) < 1 or not all(s > 0.0 and math.isfinite(s) for s in a.spacing):
         ap.error("voxels must be >= 1 and spacings > 0")
+    if not (a.noise >= 0.0 and math.isfinite(a.noise)):
+        ap.error("--noise must be a finite number >= 0")
     data = build(a.voxels, a.spacing)
+    if a.noise > 0.0:
+        add_noise(data, a.noise)
     if sys.byteorder == "big":
         data.byteswap()
     folder = os.path.dirname(a.prefix)
