@@ -43,8 +43,8 @@ typedef struct {
     int tables[5];     /* tables[2..4]: run that table */
     const char* out;
     /* Every case's problem but its size, counts, engine and sink: the
-     * problem's defaults, with --deposit, --delta-threshold and
-     * --step-fraction applied. */
+     * problem's defaults, with --deposit, --delta-threshold,
+     * --step-fraction and --max-step applied. */
     mct_phantom_params_t base;
 } bench_args_t;
 

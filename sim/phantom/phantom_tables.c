@@ -117,10 +117,6 @@ static thresholds_t thresholds_of(const mct_phantom_params_t* p) {
     return th;
 }
 
-/* Moller scattering on the material's electrons at kinetic energy t with
- * energy transfers in [dcut, t/2]: the mass cross section (cm2/g) and the
- * energy loss rate (MeV cm2/g), both in closed form from
- * dsigma/dx = 2 pi re^2 mc^2 / (beta^2 t) [1/x^2 + 1/(1-x)^2 + r^2 - (1-r^2)/(x(1-x))]. */
 /* The Moller cross section's scale at kinetic energy t, 2 pi re^2 mc^2
  * (electrons per gram) / beta^2, and its r^2 = (tau / (tau + 1))^2. */
 static double moller_scale(const material_t* m, double t, double* r2) {
@@ -129,6 +125,10 @@ static double moller_scale(const material_t* m, double t, double* r2) {
     return 2.0 * MCT_PHANTOM_PI * MCT_PHANTOM_RE_CM * MCT_PHANTOM_RE_CM * PH_MEC2 * m->electrons_per_g / beta2;
 }
 
+/* Moller scattering on the material's electrons at kinetic energy t with
+ * energy transfers in [dcut, t/2]: the mass cross section (cm2/g) and the
+ * energy loss rate (MeV cm2/g), both in closed form from
+ * dsigma/dx = 2 pi re^2 mc^2 / (beta^2 t) [1/x^2 + 1/(1-x)^2 + r^2 - (1-r^2)/(x(1-x))]. */
 static void moller(const material_t* m, double t, double dcut, double* sigma, double* loss) {
     *sigma = *loss = 0.0;
     if (t <= 2.0 * dcut) return;
@@ -155,8 +155,7 @@ static void moller_deflection(const material_t* m, double t, double lo, double h
     for (int i = 0; i <= n; ++i) {
         const double e = exp(l0 + i * h), x = e / t;
         const double w = (i == 0 || i == n ? 1.0 : (i % 2 ? 4.0 : 2.0)) * h / 3.0 * e; /* d eps = eps d ln eps */
-        const double ds =
-            c / (t * t) * (1.0 / (x * x) + 1.0 / ((1.0 - x) * (1.0 - x)) + r2 - (1.0 - r2) / (x * (1.0 - x)));
+        const double ds = c / (t * t) * mct_ph_moller_bracket_f64(x, r2) / (x * x);
         const double s2 = 2.0 * PH_MEC2 * e / (t * (t - e + 2.0 * PH_MEC2));
         *l1 += w * ds * s2 / (1.0 + sqrt(1.0 - s2));
         *l2 += w * ds * 1.5 * s2;
