@@ -5,6 +5,10 @@ has: torch.index_add_ (default, and under torch.use_deterministic_algorithms),
 torch.bincount(weights) and, where CuPy is installed, cupy.add.at; on the
 scatter sweep's cases (B in 1, 8, 1e3, 1e6; keys uniform, sorted = floor(i B / n),
 hot = half the keys B/2; f64 values uniform on [0, 1)), n updates per call.
+mctally gets the keys as int32 and, in the `_int64` entries, as the int64
+tensor the peers get (PyTorch's own index type). `deterministic` finds its
+fraction bits per call (max|v|, a pass over the values);
+`deterministic_frac_bits` is given the same bits.
 Also the per-call overhead of the Python layer at small n (--small-n keys into
 64 bins, method atomic): scatter_add (its tally taken from
 mctally.scatter_add_cache, as every call after a shape's first; and with the
@@ -110,7 +114,15 @@ def dev_over_bound(diff, ref, counts, frac_bits):
     return float((abs(diff) / bound.clip(min=1e-300)).max())
 
 
-def measure(run, fn, reps, warmup=1):
+def measure(run, fn, reps, warmup=1, slow_s=None):
+    """Median and minimum of `reps` timed calls after `warmup` untimed ones. With slow_s, the first
+    call is timed: one slower than that is the case's only timing (marked "slow"), so a peer that
+    needs seconds a call does not hold the sweep up."""
+    if slow_s is not None:
+        t = run(fn, 1)
+        if t[0] > slow_s:
+            return {"median_s": t[0], "min_s": t[0], "reps": 1, "slow": True}
+        warmup -= 1
     for _ in range(warmup):
         fn()  # warm-up (and the result that is checked)
     t = run(fn, reps)
@@ -139,7 +151,7 @@ def sweep(torch, args, run, device):
             case["peers"]["index_add_"] = measure(run, index_add, args.reps)
             torch.use_deterministic_algorithms(True)
             try:
-                case["peers"]["index_add_deterministic"] = measure(run, index_add, args.reps)
+                case["peers"]["index_add_deterministic"] = measure(run, index_add, args.reps, slow_s=args.slow_s)
             finally:
                 torch.use_deterministic_algorithms(False)
             case["peers"]["bincount"] = measure(
@@ -148,13 +160,20 @@ def sweep(torch, args, run, device):
                 ck, cv = cupy.asarray(k32), cupy.asarray(values)
                 case["peers"]["cupy_add_at"] = measure(
                     run, lambda: cupy.add.at(cupy.zeros(bins), ck, cv), args.reps)
-            for label, kw in (("auto", {}), ("deterministic", {"deterministic": True}),
-                              ("block_reduce", {"method": "block_reduce"}), ("atomic", {"method": "atomic"})):
+            # int32 keys, and the int64 keys the peers get (PyTorch's own index type); deterministic
+            # with the fraction bits found per call (a pass over the values for max|v|) and given
+            # (the same bits, found once: a caller who knows its values' bound)
+            frac_given = _frac_bits_for(values, "torch", args.n)
+            for label, kw, ks in (("auto", {}, k32), ("deterministic", {"deterministic": True}, k32),
+                                  ("deterministic_frac_bits", {"deterministic": True, "frac_bits": frac_given}, k32),
+                                  ("block_reduce", {"method": "block_reduce"}, k32),
+                                  ("atomic", {"method": "atomic"}, k32),
+                                  ("auto_int64", {}, keys), ("atomic_int64", {"method": "atomic"}, keys)):
                 if "method" in kw and not mctally.method_supports(kw["method"], "f64", "cuda" if device == "cuda" else "cpu"):
                     continue
-                got = mctally.scatter_add(k32, values, bins, **kw)
-                entry = measure(run, lambda: mctally.scatter_add(k32, values, bins, **kw), args.reps)
-                last = mctally.scatter_add(k32, values, bins, **kw)
+                got = mctally.scatter_add(ks, values, bins, **kw)
+                entry = measure(run, lambda: mctally.scatter_add(ks, values, bins, **kw), args.reps)
+                last = mctally.scatter_add(ks, values, bins, **kw)
                 err = max(float(((g - ref).abs() / ref.abs().clamp_min(1e-300)).max()) for g in (got, last))
                 frac = _frac_bits_for(values, "torch", args.n) if kw.get("deterministic") else None
                 dev = max(dev_over_bound(g - ref, ref, counts, frac) for g in (got, last))
@@ -385,6 +404,8 @@ def main():
     ap.add_argument("--patterns", type=lambda s: s.split(","), default=["uniform", "sorted", "hot"])
     ap.add_argument("--small-n", type=lambda s: [int(float(x)) for x in s.split(",")], default=[1, 32, 1024, 100000])
     ap.add_argument("--overhead-reps", type=int, default=1000)
+    ap.add_argument("--slow-s", type=float, default=1.0,
+                    help="a deterministic index_add_ call slower than this is timed once")
     ap.add_argument("--c-calls", default=None, help="bench_c_calls (default: beside the build tree's CLI)")
     ap.add_argument("--device", choices=["cuda", "cpu"], default=None)
     args = ap.parse_args()

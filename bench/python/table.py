@@ -16,20 +16,33 @@ def main(path):
           f"commit {doc['commit']}), n = {doc['n']:.3g}, median of {doc['reps']}\n")
     peers = sorted({k for c in doc["cases"] for k in c["peers"]})
     ours = sorted({k for c in doc["cases"] for k in c["mctally"]})
-    head = ["B", "keys"] + [f"mctally {k}" for k in ours] + peers + ["best mctally / best peer"]
+    head = ["B", "keys"] + [f"mctally {k}" for k in ours] + peers + ["best mctally / best peer",
+                                                                     "best mctally / index_add_, int32 keys",
+                                                                     "int64 keys",
+                                                                     "deterministic / index_add_ deterministic"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for c in doc["cases"]:
         row = [f"{c['bins']:g}", c["pattern"]]
         row += [f"{c['mctally'][k]['gupdates_per_s']:.3g}" if k in c["mctally"] else "–" for k in ours]
-        row += [f"{c['peers'][k]['gupdates_per_s']:.3g}" if k in c["peers"] else "–" for k in peers]
+        row += [f"{c['peers'][k]['gupdates_per_s']:.3g}" + ("†" if c["peers"][k].get("slow") else "")
+                if k in c["peers"] else "–" for k in peers]
         best_ours = max(e["gupdates_per_s"] for e in c["mctally"].values())
         best_peer = max(e["gupdates_per_s"] for e in c["peers"].values())
         row.append(f"{best_ours / best_peer:.2f}×")
+        ia = c["peers"].get("index_add_", {}).get("gupdates_per_s")
+        for wide in (False, True):
+            got = [e["gupdates_per_s"] for k, e in c["mctally"].items()
+                   if k.endswith("_int64") == wide and not k.startswith("deterministic")]
+            row.append(f"{max(got) / ia:.2f}×" if ia and got else "–")
+        iad = c["peers"].get("index_add_deterministic", {}).get("gupdates_per_s")
+        det = [f"{e['gupdates_per_s'] / iad:.3g}×" for k, e in sorted(c["mctally"].items()) if k.startswith("deterministic")]
+        row.append(" / ".join(det) if iad and det else "–")
         print("| " + " | ".join(row) + " |")
     auto = [f"{c['bins']:g} {c['pattern']}: {c['mctally']['auto']['method']}" for c in doc["cases"]
             if c["mctally"].get("auto", {}).get("method")]
-    print("\nGupdates/s." + (f" `auto` ran: {'; '.join(auto)}." if auto else ""))
+    print("\nGupdates/s; † one timed call (slower than the run's --slow-s)." +
+          (f" `auto` ran: {'; '.join(auto)}." if auto else ""))
     reps = doc.get("overhead_reps", doc["reps"])
     print(f"\nPer-call time at small n, 64 bins, method atomic (µs, median of {reps}; wall clock, and on the GPU "
           "a wait for the device): the Python calls, the extension calls each makes (timed in alternation with it), "

@@ -78,7 +78,7 @@ using sim_pet_kernel_t = void (*)(mct_pet_geom_t, const mct_pet_src_shape_t*, mc
 template <typename T>
 static inline int sim_pet_buffers(mct_sim_deposit_t d, const mct_tally_view_t& view) {
     return sim_deposit_buffers(d, view.method, view.dtype,
-                               mct_block_mode_of(view.method, view.nbins, sizeof(T)) != MCT_BLOCK_MODE_PER_LANE);
+                               mct_block_mode_of_view(view.method, view.nbins, sizeof(T)) != MCT_BLOCK_MODE_PER_LANE);
 }
 
 /** The kernel instance for the view's method, or the discarding one; with

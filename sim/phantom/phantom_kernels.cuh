@@ -380,7 +380,7 @@ static inline int sim_phantom_runs(const mct_tally_view_t& view, int block) {
 template <typename T>
 static inline int sim_phantom_buffers(mct_sim_deposit_t d, const mct_tally_view_t& view) {
     return sim_deposit_buffers(d, view.method, view.dtype,
-                               mct_block_mode_of(view.method, view.nbins, sizeof(T)) != MCT_BLOCK_MODE_PER_LANE);
+                               mct_block_mode_of_view(view.method, view.nbins, sizeof(T)) != MCT_BLOCK_MODE_PER_LANE);
 }
 
 /** Dynamic shared memory of the kernel for this tally and block size. */

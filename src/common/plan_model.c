@@ -131,27 +131,30 @@ typedef struct {
  * column (its values are f64): kahan is taken as 0.6 x wib (warp aggregation
  * then a 64-bit CAS of the pair; in bench/results/2026-11-22-h100-tally-only.md
  * f32 kahan runs at 0.62 x f64 wib) and kahan_naive as cas (a CAS loop per value).
- * Columns: atomic shared warp_reduce block_reduce replicated cas wag wib
- * wag_match kahan kahan_naive fixed sort_reduce. */
+ * fixed, since it keeps block_reduce's modes: H200 (bench/results/
+ * 2026-11-28-h200-fixed-modes.md, "after") times the H100/H200 ratio of
+ * block_reduce in the same cell. Columns: atomic shared warp_reduce
+ * block_reduce replicated cas wag wib wag_match kahan kahan_naive fixed
+ * sort_reduce. */
 enum { ROW_UNIFORM, ROW_SORTED, ROW_HOT, ROW_PATTERNS };
 enum { CLASS_ONE, CLASS_SMALL, CLASS_SHARED, CLASS_LARGE, CLASS_COUNT };
 static const gups_row_t arrays_rows[CLASS_COUNT][ROW_PATTERNS] = {
     /* B = 1: one row for every pattern. */
-    [CLASS_ONE] = {{{0.568, 13.6, 246, 247, 85.6, 1e-4, 1.16e-3, 17.7, 17.7, 10.6, 1e-4, 33.8, 2.24}},
-                   {{0.568, 13.6, 246, 247, 85.6, 1e-4, 1.16e-3, 17.7, 17.7, 10.6, 1e-4, 33.8, 2.24}},
-                   {{0.568, 13.6, 246, 247, 85.6, 1e-4, 1.16e-3, 17.7, 17.7, 10.6, 1e-4, 33.8, 2.24}}},
+    [CLASS_ONE] = {{{0.568, 13.6, 246, 247, 85.6, 1e-4, 1.16e-3, 17.7, 17.7, 10.6, 1e-4, 132, 2.24}},
+                   {{0.568, 13.6, 246, 247, 85.6, 1e-4, 1.16e-3, 17.7, 17.7, 10.6, 1e-4, 132, 2.24}},
+                   {{0.568, 13.6, 246, 247, 85.6, 1e-4, 1.16e-3, 17.7, 17.7, 10.6, 1e-4, 132, 2.24}}},
     /* B = 8 (up to 8 bins: the register modes). */
-    [CLASS_SMALL] = {{{2.15, 75.4, 240, 246, 56.7, 6.7e-4, 5.9e-4, 13.6, 13.6, 8.2, 6.7e-4, 23.2, 3.79}},
-                     {{0.616, 15.3, 240, 246, 57.9, 1e-4, 1.16e-3, 18.4, 18.4, 11.0, 1e-4, 34.1, 4.16}},
-                     {{0.959, 24, 240, 247, 57.6, 1.9e-4, 2.3e-4, 13.6, 13.6, 8.2, 1.9e-4, 21.3, 2.92}}},
+    [CLASS_SMALL] = {{{2.15, 75.4, 240, 246, 56.7, 6.7e-4, 5.9e-4, 13.6, 13.6, 8.2, 6.7e-4, 131, 3.79}},
+                     {{0.616, 15.3, 240, 246, 57.9, 1e-4, 1.16e-3, 18.4, 18.4, 11.0, 1e-4, 130, 4.16}},
+                     {{0.959, 24, 240, 247, 57.6, 1.9e-4, 2.3e-4, 13.6, 13.6, 8.2, 1.9e-4, 131, 2.92}}},
     /* B = 1000 (a block's copy fits in shared memory). */
-    [CLASS_SHARED] = {{{18.9, 231, 18.9, 215, 35.2, 0.264, 0.304, 18.9, 19.1, 11.3, 0.264, 19.2, 4.53}},
-                      {{4.64, 39.7, 216, 252, 51.5, 1.04e-3, 7.1e-3, 83.6, 87.3, 50.2, 1.04e-3, 69.4, 4.5}},
-                      {{1.13, 24.8, 33, 230, 38.5, 2.3e-4, 2.6e-4, 15.5, 15.6, 9.3, 2.3e-4, 18.9, 2.9}}},
+    [CLASS_SHARED] = {{{18.9, 231, 18.9, 215, 35.2, 0.264, 0.304, 18.9, 19.1, 11.3, 0.264, 182, 4.53}},
+                      {{4.64, 39.7, 216, 252, 51.5, 1.04e-3, 7.1e-3, 83.6, 87.3, 50.2, 1.04e-3, 178, 4.5}},
+                      {{1.13, 24.8, 33, 230, 38.5, 2.3e-4, 2.6e-4, 15.5, 15.6, 9.3, 2.3e-4, 177, 2.9}}},
     /* B = 1e6 (no copy fits: shared cannot serve). */
-    [CLASS_LARGE] = {{{76.3, 0, 76.2, 76.2, 14, 20.4, 21.2, 36.9, 74.4, 22.1, 20.4, 53.2, 4.64}},
-                     {{58.5, 0, 216, 220, 48.1, 15.4, 15.5, 106, 118, 63.6, 15.4, 78.3, 4.68}},
-                     {{1.14, 0, 115, 114, 8.78, 2.3e-4, 6.7e-4, 17.6, 17.8, 10.6, 2.3e-4, 29.2, 2.22}}},
+    [CLASS_LARGE] = {{{76.3, 0, 76.2, 76.2, 14, 20.4, 21.2, 36.9, 74.4, 22.1, 20.4, 55.9, 4.64}},
+                     {{58.5, 0, 216, 220, 48.1, 15.4, 15.5, 106, 118, 63.6, 15.4, 97.9, 4.68}},
+                     {{1.14, 0, 115, 114, 8.78, 2.3e-4, 6.7e-4, 17.6, 17.8, 10.6, 2.3e-4, 89.7, 2.22}}},
 };
 
 /* Grouped adds (width > 1) into more bins than a block holds, Westphal's MPC
@@ -167,7 +170,9 @@ static const gups_row_t grouped_rows[2] = {
 /* Adds from the caller's kernels, H100, in seconds of a whole run and the adds
  * it made. Up to 8 bins: Liu's test 1, where the tally is the kernel's whole
  * work (1e8 updates, paper launch): bench/results/2026-11-22-h100-tally-only.md
- * (kahan is its f32 row; kahan_naive has none and is taken as cas). More bins:
+ * (kahan is its f32 row; kahan_naive has none and is taken as cas; fixed in its
+ * block modes: 2026-11-28-h200-fixed-modes.md's H200 time times the H100/H200
+ * ratio of block_reduce). More bins:
  * the water phantom's Table II (4e6 histories, adds = runs: 13 per history at
  * 10^3 voxels, 46 at 100^3): bench/results/2026-11-24-h100-phantom-r7.md, with
  * the "slow (~T s predicted)" cells as T. At 2^3 voxels the phantom ranks
@@ -178,7 +183,7 @@ typedef struct {
     double adds;
 } kernel_row_t;
 static const kernel_row_t kernel_rows[3] = {
-    {{4.65e-3, 1.26e-4, 7.04e-5, 6.25e-5, 1.89e-4, 10.3, 10.0, 7.42e-4, 7.43e-4, 1.19e-3, 10.3, 4.00e-4, 2.74e-3}, 1e8},
+    {{4.65e-3, 1.26e-4, 7.04e-5, 6.25e-5, 1.89e-4, 10.3, 10.0, 7.42e-4, 7.43e-4, 1.19e-3, 10.3, 9.51e-5, 2.74e-3}, 1e8},
     {{0.285, 0.948, 0.962, 0.981, 0.969, 35, 17, 0.965, 0.985, 0.741, 405, 1.03, 13}, 4e6 * 13},
     {{0.303, 0, 1.15, 1.16, 1.19, 27, 11.5, 1.16, 1.2, 10, 46, 1.21, 16}, 4e6 * 46},
 };

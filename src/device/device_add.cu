@@ -74,18 +74,18 @@ static mct_status_t add_arrays_launch_mode(const mct_tally_view_t* view, const a
     return MCT_LAUNCH_CHECK();
 }
 
-/* block_reduce and warp_reduce get an instance per mode, the other methods
- * one instance that covers their modes. */
+/* block_reduce, warp_reduce and fixed get an instance per mode, the other
+ * methods one instance that covers their modes. */
 template <typename T, mct_method_t M>
 static mct_status_t add_arrays_launch(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
     if constexpr (!mct_method_serves<T, M>()) {
         (void)view, (void)j, (void)stream;
         return MCT_STATUS_NOT_SUPPORTED;
-    } else if constexpr (M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE) {
+    } else if constexpr (M == MCT_METHOD_BLOCK_REDUCE || M == MCT_METHOD_WARP_REDUCE || M == MCT_METHOD_FIXED) {
         switch (mct_block_mode_of(M, view->nbins, sizeof(T))) {
         case MCT_BLOCK_MODE_REGISTERS: return add_arrays_launch_mode<T, M, MCT_BLOCK_MODE_REGISTERS>(view, j, stream);
         case MCT_BLOCK_MODE_AGGREGATED:
-            if constexpr (M == MCT_METHOD_BLOCK_REDUCE)
+            if constexpr (M != MCT_METHOD_WARP_REDUCE)
                 return add_arrays_launch_mode<T, M, MCT_BLOCK_MODE_AGGREGATED>(view, j, stream);
             return MCT_STATUS_INTERNAL_ERROR;
         default: return add_arrays_launch_mode<T, M, MCT_BLOCK_MODE_AGGREGATED_GLOBAL>(view, j, stream);

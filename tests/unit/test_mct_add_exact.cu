@@ -8,7 +8,8 @@
  *   raises OVERFLOW;
  * - a NaN already in the bin: cas, wag (CAS leader) and kahan terminate;
  * - fixed drops NaN/Inf (NONFINITE) and values beyond 2^63 (OVERFLOW), and
- *   detects int64 overflow of a bin;
+ *   detects int64 overflow of a bin, per lane and in each of the block tally's
+ *   modes (register sums, a shared copy), which give the per-lane adds' bits;
  * - out-of-range bins are dropped and flagged by every method;
  * - warp code given a wrong mask is reported by the emulation, not run silently. */
 #include "mct_add_harness.cuh"
@@ -27,18 +28,60 @@ static void test_fixed_bitwise(void) {
     harness_free(d);
 }
 
-/* -------------------------------------------------------------- flag cases */
-
-/** Every lane adds values[i] into bins keys[i] with method M (one item per thread). */
-template <typename T, mct_method_t M>
-static __global__ void plain_kernel(mct_tally_view_t view, const int64_t* keys, const T* values, int64_t n) {
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) mct_add<T, M>(view, keys[i], values[i]);
+/** fixed through mct_block_tally in each of its modes: register sums (1 and 8
+ * bins), a shared copy with warp aggregation (1000), warp aggregation into the
+ * global bins past the shared limit (7000), and the run-time form (per lane):
+ * the same bits as the per-lane
+ * adds, for f64 and f32 values (harness_run also checks each against the host's
+ * exact sums). */
+static void test_fixed_block_modes(void) {
+    ASSERT_EQ_I64(mct_block_mode_of(MCT_METHOD_FIXED, 8, 4), MCT_BLOCK_MODE_REGISTERS);
+    ASSERT_EQ_I64(mct_block_mode_of(MCT_METHOD_FIXED, 1000, 4), MCT_BLOCK_MODE_AGGREGATED);
+    ASSERT_EQ_I64(mct_block_mode_of(MCT_METHOD_FIXED, 7000, 4), MCT_BLOCK_MODE_AGGREGATED_GLOBAL);
+    ASSERT_EQ_I64(mct_block_mode_of_view(MCT_METHOD_FIXED, 8, 8), MCT_BLOCK_MODE_PER_LANE);
+    /* int64 sums whatever the values: f32 values take 8 bytes a bin in the copy. */
+    const size_t copy_bytes = mct_block_tally_smem_bytes<float, MCT_METHOD_FIXED>(1000);
+    const size_t table_bytes = mct_block_tally_smem_bytes<float, MCT_METHOD_FIXED>(8);
+    ASSERT_EQ_I64((int64_t)copy_bytes, 8000);
+    ASSERT_EQ_I64((int64_t)table_bytes, 32 * 8 * 8);
+    for (int64_t nbins : {1, 8, 1000, 7000}) {
+        const harness_input in = harness_make<double>(5003, nbins, KEYS_RANDOM, true);
+        const harness_device d = harness_upload(in);
+        typedef std::vector<unsigned char> bits;
+        const bits lane = harness_run<double, MCT_METHOD_FIXED, FORM_ADD>(in, d, 128, 9);
+        const bits block = harness_run<double, MCT_METHOD_FIXED, FORM_BLOCK>(in, d, 128, 9);
+        const bits block_other_shape = harness_run<double, MCT_METHOD_FIXED, FORM_BLOCK>(in, d, 96, 2);
+        const bits runtime = harness_run<double, MCT_METHOD_FIXED, FORM_BLOCK_RUNTIME>(in, d, 64, 5);
+        const bits lane32 = harness_run<float, MCT_METHOD_FIXED, FORM_ADD>(in, d, 128, 9);
+        const bits block32 = harness_run<float, MCT_METHOD_FIXED, FORM_BLOCK>(in, d, 128, 9);
+        ASSERT_TRUE(block == lane);
+        ASSERT_TRUE(block_other_shape == lane);
+        ASSERT_TRUE(runtime == lane);
+        ASSERT_TRUE(block32 == lane32);
+        harness_free(d);
+    }
 }
 
-template <typename T, mct_method_t M>
+/* -------------------------------------------------------------- flag cases */
+
+/** The lanes add values[i] into bins keys[i] with method M (grid-stride);
+ * BLOCK: through mct_block_tally<T, M> (in the mode of the bin count). */
+template <typename T, mct_method_t M, bool BLOCK = false>
+static __global__ void plain_kernel(mct_tally_view_t view, const int64_t* keys, const T* values, int64_t n) {
+    const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (int64_t)gridDim.x * blockDim.x;
+    if constexpr (BLOCK) {
+        mct_block_tally<T, M> tally(view);
+        for (int64_t i = first; i < n; i += stride) tally.add(keys[i], values[i]);
+        tally.flush();
+    } else {
+        for (int64_t i = first; i < n; i += stride) mct_add<T, M>(view, keys[i], values[i]);
+    }
+}
+
+template <typename T, mct_method_t M, bool BLOCK = false>
 static harness_tally run_plain(const std::vector<int64_t>& keys, const std::vector<T>& values, int64_t nbins,
-                               const void* initial_bins, int frac_bits = 20, int64_t capacity = 0) {
+                               const void* initial_bins, int frac_bits = 20, int64_t capacity = 0,
+                               int threads = 0) { /* threads: one block of them; 0: a thread per item */
     const int64_t n = (int64_t)keys.size();
     harness_tally t = harness_tally_create(M, harness_dtype<T>(), sizeof(T), nbins, 0, capacity ? capacity : n,
                                            frac_bits);
@@ -50,7 +93,8 @@ static harness_tally run_plain(const std::vector<int64_t>& keys, const std::vect
     CHECK_CUDA(cudaMalloc((void**)&dv, n * sizeof(T)));
     CHECK_CUDA(cudaMemcpy(dk, keys.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(dv, values.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-    MCT_LAUNCH((plain_kernel<T, M>), (unsigned)((n + 63) / 64), 64, 0, 0, t.view, dk, dv, n);
+    MCT_LAUNCH((plain_kernel<T, M, BLOCK>), threads ? 1u : (unsigned)((n + 63) / 64), threads ? threads : 64,
+               (BLOCK ? mct_block_tally_smem_bytes<T, M>(nbins) : 0), 0, t.view, dk, dv, n);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     cudaFree(dk);
@@ -104,7 +148,10 @@ static std::vector<int64_t> fixed_bins(const harness_tally& t) {
     return out;
 }
 
-static void test_fixed_flags(void) {
+/** BLOCK: through mct_block_tally, its bins `extra` more than the cases use
+ * (0: register sums; 1000: a shared copy; 7000: warp aggregation into the bins). */
+template <bool BLOCK = false>
+static void test_fixed_flags(int64_t extra = 0) {
     /* NaN and Inf are dropped and flagged; the finite values still sum exactly. */
     std::vector<int64_t> keys;
     std::vector<double> vals;
@@ -114,14 +161,14 @@ static void test_fixed_flags(void) {
         keys.push_back(i % 3), vals.push_back(v);
         if (isfinite(v)) exact[i % 3] += harness_fixed(v, 20);
     }
-    harness_tally t = run_plain<double, MCT_METHOD_FIXED>(keys, vals, 3, NULL);
+    harness_tally t = run_plain<double, MCT_METHOD_FIXED, BLOCK>(keys, vals, 3 + extra, NULL);
     ASSERT_EQ_I64(harness_flags(t), MCT_TALLY_FLAG_NONFINITE);
     std::vector<int64_t> got = fixed_bins(t);
     for (int k = 0; k < 3; ++k) ASSERT_EQ_I64(got[k], exact[k]);
     harness_tally_free(t);
 
     /* |v * 2^s| >= 2^63: dropped, OVERFLOW. */
-    harness_tally big = run_plain<double, MCT_METHOD_FIXED>({0, 0, 1}, {1.0, ldexp(1.0, 43), 2.0}, 2, NULL);
+    harness_tally big = run_plain<double, MCT_METHOD_FIXED, BLOCK>({0, 0, 1}, {1.0, ldexp(1.0, 43), 2.0}, 2 + extra, NULL);
     ASSERT_EQ_I64(harness_flags(big), MCT_TALLY_FLAG_OVERFLOW);
     got = fixed_bins(big);
     ASSERT_EQ_I64(got[0], harness_fixed(1.0, 20));
@@ -130,13 +177,18 @@ static void test_fixed_flags(void) {
 
     /* Values that fit, whose sum does not: a warp group sum or the bin overflows. */
     for (int n : {5, 40, 300}) { /* 5 * 2^61 > 2^63 - 1 */
-        harness_tally sum = run_plain<double, MCT_METHOD_FIXED>(std::vector<int64_t>(n, 0),
-                                                                std::vector<double>(n, ldexp(1.0, 41)), 1, NULL);
+        harness_tally sum = run_plain<double, MCT_METHOD_FIXED, BLOCK>(
+            std::vector<int64_t>(n, 0), std::vector<double>(n, ldexp(1.0, 41)), 1 + extra, NULL);
         ASSERT_EQ_I64(harness_flags(sum), MCT_TALLY_FLAG_OVERFLOW);
         harness_tally_free(sum);
     }
+    /* One thread's own sum overflows (a register sum, a cached bin's share). */
+    harness_tally own = run_plain<double, MCT_METHOD_FIXED, BLOCK>(
+        std::vector<int64_t>(5, 0), std::vector<double>(5, ldexp(1.0, 41)), 1 + extra, NULL, 20, 0, 1);
+    ASSERT_EQ_I64(harness_flags(own), MCT_TALLY_FLAG_OVERFLOW);
+    harness_tally_free(own);
     /* Just below the limit: no flag, exact. 3 * 2^61 < 2^63. */
-    harness_tally ok = run_plain<double, MCT_METHOD_FIXED>({0, 0, 0}, std::vector<double>(3, ldexp(1.0, 41)), 1, NULL);
+    harness_tally ok = run_plain<double, MCT_METHOD_FIXED, BLOCK>({0, 0, 0}, std::vector<double>(3, ldexp(1.0, 41)), 1 + extra, NULL);
     ASSERT_EQ_I64(harness_flags(ok), 0);
     ASSERT_EQ_I64(fixed_bins(ok)[0], (int64_t)3 << 61);
     harness_tally_free(ok);
@@ -267,8 +319,12 @@ int main(void) {
     harness_sweep<float, MCT_METHOD_SORT_REDUCE, FORM_ADD>();
     harness_sweep<double, MCT_METHOD_SORT_REDUCE, FORM_ADD_RUNTIME>();
     test_fixed_bitwise();
+    test_fixed_block_modes();
     test_nan_in_bin();
     test_fixed_flags();
+    test_fixed_flags<true>(0);
+    test_fixed_flags<true>(1000);
+    test_fixed_flags<true>(7000);
     test_out_of_range();
     test_sort_capacity();
     test_broken_warp_code();

@@ -35,6 +35,8 @@
  *   the global bins.
  * - kahan, when B pairs fit in shared memory: shared Kahan pairs
  *   (block_tally_kahan.cuh); kahan_naive keeps Liu's global-only update.
+ * - fixed: block_reduce's modes, on the int64 fixed-point values each add()
+ *   converts first; per lane in the run-time form (mct_block_mode_of_view).
  * - every other method: per lane; construction and flush() are no-ops (no
  *   barrier) and add() is mct_add<T, M>.
  * Determinism: not_guaranteed for floats (the order of atomics varies), exact
@@ -66,7 +68,8 @@ MCT_HD inline size_t mct_block_tally_smem_bytes(int64_t nbins) {
 /** The same for the run-time form, mct_block_tally<T> (host and device). */
 template <typename T>
 MCT_HD inline size_t mct_block_tally_smem_bytes(const mct_tally_view_t& view) {
-    return mct_block_tally_storage_bytes(view.method, view.nbins, sizeof(T));
+    return mct_block_mode_storage_bytes(mct_block_mode_of_view(view.method, view.nbins, sizeof(T)), view.method,
+                                        view.nbins, sizeof(T));
 }
 
 /** Whether mct_block_tally<T, M, MODE> can run in mode x: MODE alone when
@@ -100,6 +103,8 @@ struct mct_block_tally {
     static MCT_HD constexpr bool can(mct_block_mode_t x) { return mct_block_tally_can<T, M, MODE>(x); }
     /* Register sums exist only where the mode may need them. */
     static constexpr int register_bins = can(MCT_BLOCK_MODE_REGISTERS) ? MCT_BLOCK_TALLY_REGISTER_BINS : 1;
+    /* The type of the block's sums: fixed's int64 fixed-point values, else T. */
+    using S = typename std::conditional<M == MCT_METHOD_FIXED, int64_t, T>::type;
 
     const mct_tally_view_t& view;
     const mct_block_mode_t mode; /* warp- and block-uniform */
@@ -109,8 +114,8 @@ struct mct_block_tally {
      * tally lives in local memory (a kernel that passes it to called
      * functions), which a stored pointer would turn into generic ones. */
     int storage_offset;
-    mct_block_register_sums<T, register_bins> registers;
-    mct_warp_cached_bin<T> cached;
+    mct_block_register_sums<S, register_bins> registers;
+    mct_warp_cached_bin<S> cached;
 
     /* A fixed MODE answers at compile time: no load of `mode` where the tally is in memory. */
     __device__ __forceinline__ bool in(mct_block_mode_t x) const {
@@ -120,9 +125,9 @@ struct mct_block_tally {
     /** Every thread of the block, converged; `storage`: the caller's
      * mct_block_tally_smem_bytes of shared memory (unused by modes that need none). */
     __device__ __forceinline__ mct_block_tally(const mct_tally_view_t& v, void* shared_storage)
-        : view(v), mode(MODE != MCT_BLOCK_MODE_ANY
-                            ? MODE
-                            : mct_block_mode_of(M == MCT_METHOD_FROM_VIEW ? v.method : M, v.nbins, sizeof(T))),
+        : view(v), mode(MODE != MCT_BLOCK_MODE_ANY      ? MODE
+                        : M == MCT_METHOD_FROM_VIEW ? mct_block_mode_of_view(v.method, v.nbins, sizeof(T))
+                                                    : mct_block_mode_of(M, v.nbins, sizeof(T))),
           storage_offset((int)((unsigned char*)shared_storage - dynamic_storage())) {
         registers.zero();
         cached.reset(v.flags);
@@ -149,18 +154,18 @@ struct mct_block_tally {
             mct_tally_raise(view.flags, MCT_TALLY_FLAG_OUT_OF_RANGE);
             return;
         }
-        /* The rounding-loss shadow (mct_rounding.h); per-lane adds record in mct_add. */
-        mct_loss_hook<H>(view, bin, value);
+        S s;
+        if (!sum_of(bin, value, &s)) return;
         if (in(MCT_BLOCK_MODE_REGISTERS)) {
-            registers.add(bin, value);
+            registers.add(bin, s);
         } else if (in(MCT_BLOCK_MODE_KAHAN)) {
             if constexpr (std::is_same<T, float>::value) mct_block_kahan_add((mct_kahan_pair_t*)storage(), bin, value);
         } else if (in(MCT_BLOCK_MODE_AGGREGATED)) {
-            cached.add(bins_shared(), view.nbins, bin, value);
+            cached.add(bins_shared(), view.nbins, bin, s);
         } else if (in(MCT_BLOCK_MODE_AGGREGATED_GLOBAL)) {
-            cached.add((T*)view.bins, view.nbins, bin, value);
+            cached.add((S*)view.bins, view.nbins, bin, s);
         } else if (in(MCT_BLOCK_MODE_SHARED)) {
-            mct_atomic_add(bins_shared() + bin, value, view.flags);
+            mct_atomic_add(bins_shared() + bin, s, view.flags);
         }
     }
 
@@ -169,29 +174,44 @@ struct mct_block_tally {
      * one sum is indexed, a load and a store, where add()'s predicated adds
      * would load and store all B sums. Elsewhere the same as add(). */
     __device__ __forceinline__ void add_in_memory(int64_t bin, T value) {
-        if (in(MCT_BLOCK_MODE_REGISTERS) && mct__bin_in_range(bin, view.nbins))
-            registers.add_indexed(bin, value);
-        else
+        S s;
+        if (in(MCT_BLOCK_MODE_REGISTERS) && mct__bin_in_range(bin, view.nbins)) {
+            if (sum_of(bin, value, &s)) registers.add_indexed(bin, s);
+        } else
             add(bin, value); /* every other mode, and a bin out of range (flagged there) */
     }
 
     /** Every thread of the block, converged, once, after its last add(). */
     __device__ __forceinline__ void flush(void) {
         if (in(MCT_BLOCK_MODE_AGGREGATED)) cached.flush(bins_shared());
-        if (in(MCT_BLOCK_MODE_AGGREGATED_GLOBAL)) cached.flush((T*)view.bins);
+        if (in(MCT_BLOCK_MODE_AGGREGATED_GLOBAL)) cached.flush((S*)view.bins);
         if (in(MCT_BLOCK_MODE_SHARED) || in(MCT_BLOCK_MODE_AGGREGATED))
-            mct_block_privatized_flush(bins_shared(), (T*)view.bins, view.nbins, view.flags);
+            mct_block_privatized_flush(bins_shared(), (S*)view.bins, view.nbins, view.flags);
         else if (in(MCT_BLOCK_MODE_REGISTERS))
-            registers.flush((T*)view.bins, (int)view.nbins,
+            registers.flush((S*)view.bins, (int)view.nbins,
                             (M == MCT_METHOD_FROM_VIEW ? view.method : M) == MCT_METHOD_WARP_REDUCE,
-                            (T*)storage(), view.flags);
+                            (S*)storage(), view.flags);
         else if (in(MCT_BLOCK_MODE_KAHAN))
             mct_block_kahan_flush((const mct_kahan_pair_t*)storage(), (mct_kahan_pair_t*)view.bins, view.nbins);
     }
 
   private:
+    /* A contribution to a bin in range as the block sums it: fixed converts
+     * (false: dropped, its flag raised, as mct_add does); the float methods
+     * record in the rounding-loss shadow (mct_rounding.h; per-lane adds
+     * record in mct_add). */
+    __device__ __forceinline__ bool sum_of(int64_t bin, T value, S* s) {
+        if constexpr (M == MCT_METHOD_FIXED) {
+            (void)bin;
+            return mct__prepare<T, M>(view, value, s);
+        } else {
+            mct_loss_hook<H>(view, bin, value);
+            *s = value;
+            return true;
+        }
+    }
     __device__ __forceinline__ unsigned char* storage(void) const { return dynamic_storage() + storage_offset; }
-    __device__ __forceinline__ T* bins_shared(void) const { return (T*)storage(); }
+    __device__ __forceinline__ S* bins_shared(void) const { return (S*)storage(); }
     static __device__ __forceinline__ unsigned char* dynamic_storage(void) {
         MCT_EXTERN_SHARED(unsigned char, smem);
         return smem;

@@ -30,36 +30,60 @@ enum mct_block_mode_t {
     MCT_BLOCK_MODE_ANY,               /**< template argument only: the mode is found at run time */
 };
 
+/** Bytes of one of a block's sums for method m on elem-byte values: fixed
+ * sums its int64 fixed-point values (thread_fixed.cuh), whatever the values. */
+MCT_HD constexpr size_t mct_block_sum_bytes(mct_method_t m, size_t elem) {
+    return m == MCT_METHOD_FIXED ? sizeof(int64_t) : elem;
+}
+
 /** The mode of method m on nbins bins of elem-byte values. Only the methods
  * that keep a block's contributions have modes besides PER_LANE: `shared` always
  * keeps a shared copy (the caller checks it fits); `block_reduce` and
  * `warp_reduce` keep register sums up to MCT_BLOCK_TALLY_REGISTER_BINS bins,
  * then aggregate warps (block_reduce into a shared copy while it fits); `kahan`
- * keeps shared pairs while they fit. */
+ * keeps shared pairs while they fit; `fixed` keeps its int64 sums as
+ * block_reduce does (register sums, a shared copy with warp aggregation while
+ * it fits, then warp aggregation into the global bins): integer adds commute,
+ * so its bits are the same in every mode. */
 MCT_HD constexpr mct_block_mode_t mct_block_mode_of(mct_method_t m, int64_t nbins, size_t elem) {
     return m == MCT_METHOD_SHARED ? MCT_BLOCK_MODE_SHARED
            : m == MCT_METHOD_KAHAN && (size_t)nbins * sizeof(mct_kahan_pair_t) <= MCT_BLOCK_TALLY_SMEM_LIMIT
                ? MCT_BLOCK_MODE_KAHAN
-           : (m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_WARP_REDUCE) && nbins <= MCT_BLOCK_TALLY_REGISTER_BINS
+           : (m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_FIXED) &&
+                   nbins <= MCT_BLOCK_TALLY_REGISTER_BINS
                ? MCT_BLOCK_MODE_REGISTERS
-           : m == MCT_METHOD_BLOCK_REDUCE && (size_t)nbins * elem <= MCT_BLOCK_TALLY_SMEM_LIMIT
+           : (m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_FIXED) &&
+                   (size_t)nbins * mct_block_sum_bytes(m, elem) <= MCT_BLOCK_TALLY_SMEM_LIMIT
                ? MCT_BLOCK_MODE_AGGREGATED
-           : m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_WARP_REDUCE ? MCT_BLOCK_MODE_AGGREGATED_GLOBAL
-                                                                         : MCT_BLOCK_MODE_PER_LANE;
+           : m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_FIXED
+               ? MCT_BLOCK_MODE_AGGREGATED_GLOBAL
+               : MCT_BLOCK_MODE_PER_LANE;
 }
 
-/** Bytes of shared storage a block tally of method m on nbins bins of
- * elem-byte values needs (the caller provides them, 16-byte aligned): the bins'
- * copy, block_reduce's table of warp sums (32 warps x B), or the Kahan pairs;
- * 0 for the other modes. */
+/** The mode of the run-time form (mct_block_tally<T>, the method read from the
+ * view): as mct_block_mode_of, except `fixed`, which runs per lane there (that
+ * form keeps its block sums in the values' type, and fixed sums int64s). */
+MCT_HD constexpr mct_block_mode_t mct_block_mode_of_view(mct_method_t m, int64_t nbins, size_t elem) {
+    return m == MCT_METHOD_FIXED ? MCT_BLOCK_MODE_PER_LANE : mct_block_mode_of(m, nbins, elem);
+}
+
+/** Bytes of shared storage a block in mode `mode` of method m on nbins bins
+ * of elem-byte values needs (the caller provides them, 16-byte aligned): the
+ * bins' copy, the table of warp sums of block_reduce and fixed (32 warps x B),
+ * or the Kahan pairs; 0 for the other modes. */
+MCT_HD constexpr size_t mct_block_mode_storage_bytes(mct_block_mode_t mode, mct_method_t m, int64_t nbins,
+                                                     size_t elem) {
+    return mode == MCT_BLOCK_MODE_SHARED || mode == MCT_BLOCK_MODE_AGGREGATED
+               ? (size_t)nbins * mct_block_sum_bytes(m, elem)
+           : mode == MCT_BLOCK_MODE_REGISTERS && (m == MCT_METHOD_BLOCK_REDUCE || m == MCT_METHOD_FIXED)
+               ? 32 * (size_t)nbins * mct_block_sum_bytes(m, elem)
+           : mode == MCT_BLOCK_MODE_KAHAN ? (size_t)nbins * sizeof(mct_kahan_pair_t)
+                                          : 0;
+}
+
+/** The same for the mode mct_block_mode_of gives. */
 MCT_HD constexpr size_t mct_block_tally_storage_bytes(mct_method_t m, int64_t nbins, size_t elem) {
-    return mct_block_mode_of(m, nbins, elem) == MCT_BLOCK_MODE_SHARED ||
-                   mct_block_mode_of(m, nbins, elem) == MCT_BLOCK_MODE_AGGREGATED
-               ? (size_t)nbins * elem
-           : mct_block_mode_of(m, nbins, elem) == MCT_BLOCK_MODE_REGISTERS && m == MCT_METHOD_BLOCK_REDUCE
-               ? 32 * (size_t)nbins * elem
-           : mct_block_mode_of(m, nbins, elem) == MCT_BLOCK_MODE_KAHAN ? (size_t)nbins * sizeof(mct_kahan_pair_t)
-                                                                        : 0;
+    return mct_block_mode_storage_bytes(mct_block_mode_of(m, nbins, elem), m, nbins, elem);
 }
 
 #endif /* MCT_BLOCK_TALLY_MODE_CUH */

@@ -40,6 +40,10 @@ struct mct_block_register_sums {
             const uint64_t r = a + b;
             overflow |= (uint64_t)(r < a); /* the carry */
             return r;
+        } else if constexpr (std::is_same<T, int64_t>::value) { /* fixed point */
+            const int64_t r = (int64_t)((uint64_t)a + (uint64_t)b);
+            overflow |= (a ^ r) & (b ^ r);
+            return r;
         } else {
             return a + b;
         }
@@ -47,7 +51,7 @@ struct mct_block_register_sums {
 
     /* Whether an add of the sums so far overflowed. */
     __device__ __forceinline__ bool overflowed(void) const {
-        if constexpr (std::is_same<T, int32_t>::value)
+        if constexpr (std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value)
             return overflow < 0;
         else
             return overflow != 0;

@@ -89,6 +89,13 @@ __device__ __forceinline__ void mct_atomic_add(uint64_t* addr, uint64_t v, unsig
     (void)mct_arith_add_u64(old, v, &overflow);
     if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
 }
+/* int64: the sums of fixed-point tallies (thread_fixed.cuh), in the bins and in a block's copy. */
+__device__ __forceinline__ void mct_atomic_add(int64_t* addr, int64_t v, unsigned int* flags) {
+    const int64_t old = (int64_t)atomicAdd((unsigned long long*)addr, (unsigned long long)v);
+    int overflow;
+    (void)mct_fixed_add_wrapping(old, v, &overflow);
+    if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
+}
 __device__ __forceinline__ void mct_atomic_add(float* addr, float v, unsigned int*) { mct_atomic_add(addr, v); }
 __device__ __forceinline__ void mct_atomic_add(double* addr, double v, unsigned int*) { mct_atomic_add(addr, v); }
 

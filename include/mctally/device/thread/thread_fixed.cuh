@@ -24,10 +24,7 @@
 /** *addr += v with one integer atomic; an int64 overflow of the bin is found
  * from the returned old value and raised in `flags`. */
 __device__ __forceinline__ void mct_atomic_add_fixed(int64_t* addr, int64_t v, unsigned int* flags) {
-    const int64_t old = (int64_t)atomicAdd((unsigned long long*)addr, (unsigned long long)v);
-    int overflow;
-    (void)mct_fixed_add_wrapping(old, v, &overflow);
-    if (overflow) mct_tally_raise(flags, MCT_TALLY_FLAG_OVERFLOW);
+    mct_atomic_add(addr, v, flags);
 }
 
 #endif /* MCT_THREAD_FIXED_CUH */
