@@ -36,8 +36,9 @@ def main(path):
                    if k.endswith("_int64") == wide and not k.startswith("deterministic")]
             row.append(f"{max(got) / ia:.2f}×" if ia and got else "–")
         iad = c["peers"].get("index_add_deterministic", {}).get("gupdates_per_s")
-        det = [f"{e['gupdates_per_s'] / iad:.3g}×" for k, e in sorted(c["mctally"].items()) if k.startswith("deterministic")]
-        row.append(" / ".join(det) if iad and det else "–")
+        det = [f"{e['gupdates_per_s'] / iad:.3g}×" for k, e in sorted(c["mctally"].items())
+               if iad and k.startswith("deterministic")]
+        row.append(" / ".join(det) if det else "–")
         print("| " + " | ".join(row) + " |")
     auto = [f"{c['bins']:g} {c['pattern']}: {c['mctally']['auto']['method']}" for c in doc["cases"]
             if c["mctally"].get("auto", {}).get("method")]
