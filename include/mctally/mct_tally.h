@@ -242,6 +242,20 @@ MCT_API mct_status_t mct_tally_add_device(mct_tally_t tally, const uint32_t* key
 MCT_API mct_status_t mct_tally_add_device_grouped(mct_tally_t tally, const uint32_t* keys, const double* values, int64_t n,
                                           int width, int64_t stride);
 
+/** The integer type of an array of keys (mct_tally_add_device_keys). */
+typedef enum {
+    MCT_KEY_U32 = 0, /**< uint32_t, the other adds' keys */
+    MCT_KEY_I64 = 1, /**< int64_t, the index type of PyTorch and NumPy */
+} mct_key_type_t;
+
+/** mct_tally_add_device_grouped for keys of type key_type, read where they lie
+ * (no conversion pass over them): the same adds, and a key that is negative or
+ * whose bins fall outside the tally drops its values (BIN_OUT_OF_RANGE), whatever
+ * its magnitude: a 64-bit key is never truncated onto a bin. mct_tally_add_device
+ * is width 1, stride n, MCT_KEY_U32. INVALID_VALUE also for an unknown key type. */
+MCT_API mct_status_t mct_tally_add_device_keys(mct_tally_t tally, const void* keys, mct_key_type_t key_type,
+                                               const double* values, int64_t n, int width, int64_t stride);
+
 /** Brings the contributions a method defers into the bins, without closing
  * the batch: sort_reduce's sort-and-sum pass over the appended pairs, the
  * reduction of replicas. Afterwards the bins hold everything added so far

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Array adapters: which library an array belongs to, its device and stream,
 and the dtype/layout conversions the C API needs, done by the array's own
-library and only when needed (uint32/int32 keys and float64 values in C order
-pass through untouched)."""
+library and only when needed (uint32/int32/int64 keys and float64 values in C
+order pass through untouched)."""
 from __future__ import annotations
 
 import functools
@@ -11,14 +11,17 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 #: int32 keys are passed as their bits: a negative key reads as >= 2^31, past
-#: the last bin of any tally (bins <= 2^31), so it is reported as out of range.
-_KEY_DTYPES = ("uint32", "int32")
+#: the last bin of any tally (bins <= 2^31), so it is reported as out of range;
+#: int64 keys (PyTorch's and NumPy's index type) are read as they are
+#: (mct_tally_add_device_keys: a negative or too large key is reported, never
+#: truncated onto a bin).
+_KEY_DTYPES = ("uint32", "int32", "int64")
 
 
 #: Libraries by array type, filled as types are met: which library a type
 #: belongs to never changes, so it is worked out once per type.
 _LIB_OF_TYPE = {np.ndarray: "numpy"}
-_U32, _I32, _F64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.float64)
+_U32, _I32, _I64, _F64 = np.dtype(np.uint32), np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float64)
 
 
 def library_of(x: Any) -> str:
@@ -49,6 +52,7 @@ class _Torch:
         self.torch = torch
         self.f64 = torch.float64
         self.i32 = torch.int32
+        self.i64 = torch.int64
         self.u32 = getattr(torch, "uint32", torch.int32)
         # The raw cudaStream_t of a device's current stream without building a
         # Stream object: what Triton and torch.compile call per launch.
@@ -98,7 +102,7 @@ def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, An
     if tk is np.ndarray and type(values) is np.ndarray:
         lib = "numpy"
         kd = keys.dtype
-        if not ((kd is _U32 or kd is _I32) and keys.ndim and keys.flags.c_contiguous):
+        if not ((kd is _U32 or kd is _I32 or kd is _I64) and keys.ndim and keys.flags.c_contiguous):
             keys = as_keys(keys, lib, err)
         if not (values.dtype is _F64 and values.ndim and values.flags.c_contiguous):
             values = as_values(values, lib, err)
@@ -120,7 +124,7 @@ def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, An
         if lib == "torch":
             ti = torch_info()
             kd = keys.dtype
-            if not ((kd is ti.i32 or kd is ti.u32) and keys.is_contiguous()):
+            if not ((kd is ti.i32 or kd is ti.i64 or kd is ti.u32) and keys.is_contiguous()):
                 keys = as_keys(keys, lib, err)
             if not (values.dtype is ti.f64 and values.is_contiguous()):
                 values = as_values(values, lib, err)
@@ -130,7 +134,7 @@ def prepare(keys: Any, values: Any, width: int, err, what: str) -> Tuple[str, An
                 dev = _torch_device(keys, values, err, what)
         elif lib == "cupy":
             kd = keys.dtype
-            if not ((kd is _U32 or kd is _I32) and keys.ndim and keys.flags.c_contiguous):
+            if not ((kd is _U32 or kd is _I32 or kd is _I64) and keys.ndim and keys.flags.c_contiguous):
                 keys = as_keys(keys, lib, err)
             if not (values.dtype is _F64 and values.ndim and values.flags.c_contiguous):
                 values = as_values(values, lib, err)
@@ -171,6 +175,15 @@ def device_of(x: Any, lib: str) -> Optional[int]:
     if lib == "cai":
         return -1  # the interface does not say; the library checks the pointer on use
     return None
+
+
+def keys64(x: Any, lib: str) -> bool:
+    """Whether keys that as_keys passed are int64 (8 bytes each)."""
+    if lib == "torch":
+        return x.dtype is torch_info().i64
+    if lib == "cai":
+        return np.dtype(x.__cuda_array_interface__["typestr"]).itemsize == 8
+    return x.dtype.itemsize == 8
 
 
 def pointer(x: Any, lib: str) -> int:
@@ -219,15 +232,16 @@ def _is_float(name: str) -> bool:
 
 
 def as_keys(x: Any, lib: str, err) -> Any:
-    """Keys as uint32 or int32 in C order. Other integer types are converted by
-    x's own library, with keys outside 0 .. 2^31 - 1 mapped to 2^31 or 2^32 - 1,
-    which every tally reports as out of range (never onto a valid bin)."""
+    """Keys as uint32, int32 or int64 in C order. Other integer types are
+    converted by x's own library, with keys outside 0 .. 2^31 - 1 mapped to 2^31
+    or 2^32 - 1, which every tally reports as out of range (never onto a valid
+    bin)."""
     name = _dtype_name(x, lib)
     if not _is_int(name) or name == "bool":
-        raise err("INVALID_VALUE", f"keys must be integers (uint32 or int32 pass without a copy), got {name}")
+        raise err("INVALID_VALUE", f"keys must be integers (uint32, int32 or int64 pass without a copy), got {name}")
     if lib == "cai":
         if name not in _KEY_DTYPES:
-            raise err("INVALID_VALUE", f"__cuda_array_interface__ keys must be uint32 or int32, got {name}")
+            raise err("INVALID_VALUE", f"__cuda_array_interface__ keys must be uint32, int32 or int64, got {name}")
         return x
     if lib == "torch":
         import torch

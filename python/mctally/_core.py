@@ -99,7 +99,7 @@ class Tally:
         pair_capacity: ``sort_reduce``: pairs a batch may hold.
 
     Arrays go in without copies when they already have the C API's types
-    (uint32 or int32 keys, float64 values, C order): NumPy arrays from host
+    (uint32, int32 or int64 keys, float64 values, C order): NumPy arrays from host
     memory, and on the cuda backend CuPy arrays and PyTorch tensors in place,
     through DLPack (or ``__cuda_array_interface__``), on the caller's current
     CUDA stream. Other dtypes are converted first by the array's own library.
@@ -223,15 +223,17 @@ class Tally:
             vp, nv = _arrays.cai_pointer(values, MctallyError)
             if nv != n * width:
                 raise MctallyError("INVALID_VALUE", f"{what}: values must hold {width} value(s) per key ({n} keys, {nv} values)")
-            st = self._t.add_pointers(kp, vp, n, width, _DL_CUDA, -1)
+            st = self._t.add_pointers(kp, vp, n, width, _DL_CUDA, -1, _arrays.keys64(keys, lib))
         elif dev is None:  # PyTorch CPU tensors: by pointer, as on the GPU
-            st = self._t.add_pointers(keys.data_ptr(), values.data_ptr(), n, width, _DL_CPU, 0)
+            st = self._t.add_pointers(keys.data_ptr(), values.data_ptr(), n, width, _DL_CPU, 0,
+                                      _arrays.keys64(keys, lib))
         else:
             # By pointer (no DLPack export per call): the dtype and layout are
             # prepare's; the device rules are the extension's (check_device).
             if self._cuda:
                 self._use_stream(keys, lib, dev, what)
-            st = self._t.add_pointers(_arrays.pointer(keys, lib), _arrays.pointer(values, lib), n, width, _DL_CUDA, dev)
+            st = self._t.add_pointers(_arrays.pointer(keys, lib), _arrays.pointer(values, lib), n, width, _DL_CUDA, dev,
+                                      _arrays.keys64(keys, lib))
         if st:
             _check(st, what)
 
@@ -513,13 +515,16 @@ def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[
         if lib == "numpy":
             st = e.ext.add_take(keys, values, res)
         elif dev is None:  # PyTorch CPU tensors
-            st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CPU, 0, res.data_ptr())
+            st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CPU, 0, res.data_ptr(),
+                                         keys.dtype is _arrays.torch_info().i64)
         else:  # GPU arrays on the cuda backend, on the caller's stream
             e.tally._use_stream(keys, lib, dev, "scatter_add")
             if lib == "torch":
-                st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CUDA, dev, res.data_ptr())
+                st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CUDA, dev, res.data_ptr(),
+                                             keys.dtype is _arrays.torch_info().i64)
             else:
-                st = e.ext.add_take_pointers(keys.data.ptr, values.data.ptr, n, _DL_CUDA, dev, res.data.ptr)
+                st = e.ext.add_take_pointers(keys.data.ptr, values.data.ptr, n, _DL_CUDA, dev, res.data.ptr,
+                                             keys.dtype.itemsize == 8)
     except BaseException:
         e.close()
         cache._give(key, None, hit)

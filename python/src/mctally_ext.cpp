@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <mctally/mct.h>
+#include <mctally/mct_arith.h>
 
 namespace nb = nanobind;
 
@@ -45,7 +46,7 @@ int fail(mct_status_t st, std::string msg) {
 // What an array argument holds: its element type, its elements (when it is
 // C-contiguous and at least 1-d: data[0 .. n)) and where they live (DLPack's
 // device type and ordinal).
-enum class Elem { U32, I32, F64, Other };
+enum class Elem { U32, I32, I64, F64, Other };
 
 struct Flat {
     void* data = nullptr;
@@ -78,6 +79,7 @@ Elem elem_of_format(const char* f, Py_ssize_t itemsize) {
     if (!f[0] || f[1]) return Elem::Other;
     if (itemsize == 4 && std::strchr("BHILQN", f[0])) return Elem::U32;
     if (itemsize == 4 && std::strchr("bhilqn", f[0])) return Elem::I32;
+    if (itemsize == 8 && std::strchr("lqn", f[0])) return Elem::I64;
     if (itemsize == 8 && f[0] == 'd') return Elem::F64;
     return Elem::Other;
 }
@@ -85,6 +87,7 @@ Elem elem_of_format(const char* f, Py_ssize_t itemsize) {
 Elem elem_of_dtype(nb::dlpack::dtype t) {
     if (t == nb::dtype<uint32_t>()) return Elem::U32;
     if (t == nb::dtype<int32_t>()) return Elem::I32;
+    if (t == nb::dtype<int64_t>()) return Elem::I64;
     if (t == nb::dtype<double>()) return Elem::F64;
     return Elem::Other;
 }
@@ -178,9 +181,11 @@ int check_device(const Tally& s, int dev, int dev_id, bool* on_device) {
 
 int check_arrays(const Tally& s, const Flat& k, const Flat& v, int width, bool* on_device) {
     // int32 keys are read as their bits: a negative key is >= 2^31 as uint32,
-    // past the last bin of any tally (bins <= 2^31), so it is reported.
-    if (k.elem != Elem::U32 && k.elem != Elem::I32)
-        return fail(MCT_STATUS_INVALID_VALUE, "keys must be uint32 or int32 (convert with the array's own library first)");
+    // past the last bin of any tally (bins <= 2^31), so it is reported; int64
+    // keys are read as they are (mct_tally_add_device_keys).
+    if (k.elem != Elem::U32 && k.elem != Elem::I32 && k.elem != Elem::I64)
+        return fail(MCT_STATUS_INVALID_VALUE,
+                    "keys must be uint32, int32 or int64 (convert with the array's own library first)");
     if (v.elem != Elem::F64) return fail(MCT_STATUS_INVALID_VALUE, "values must be float64");
     if (!k.contiguous) return fail(MCT_STATUS_INVALID_VALUE, "keys must be C-contiguous and at least 1-d");
     if (!v.contiguous) return fail(MCT_STATUS_INVALID_VALUE, "values must be C-contiguous and at least 1-d");
@@ -207,19 +212,28 @@ int check_out(const Tally& s, const Flat& o) {
     return 0;
 }
 
-// n keys and n * width values, in the backend's memory (on_device) or on the
-// host (the cuda backend stages them; width 1 only).
-int add_checked(Tally& s, const uint32_t* kp, const double* vp, int64_t n, int width, bool on_device) {
+mct_key_type_t key_type_of(bool keys64) { return keys64 ? MCT_KEY_I64 : MCT_KEY_U32; }
+
+// n keys (64-bit when keys64) and n * width values, in the backend's memory
+// (on_device: read in place) or on the host (the cuda backend stages them;
+// width 1 only; 64-bit keys are first read into 32-bit ones here, by the
+// library's own rule, mct_arith_key_from_i64).
+int add_checked(Tally& s, const void* kp, bool keys64, const double* vp, int64_t n, int width, bool on_device) {
     if (n == 0) return 0;
     mct_status_t st;
     {
         nb::gil_scoped_release nogil;
-        if (width == 1)
-            st = on_device ? mct_tally_add_device(s.t, kp, vp, n) : mct_tally_add(s.t, kp, vp, n);
-        else if (on_device)
-            st = mct_tally_add_device_grouped(s.t, kp, vp, n, width, n);
-        else
+        if (on_device) {
+            st = mct_tally_add_device_keys(s.t, kp, key_type_of(keys64), vp, n, width, n);
+        } else if (width > 1) {
             st = MCT_STATUS_NOT_SUPPORTED;
+        } else if (keys64) {
+            std::vector<uint32_t> k32((size_t)n);
+            for (int64_t i = 0; i < n; ++i) k32[(size_t)i] = mct_arith_key_from_i64(((const int64_t*)kp)[i]);
+            st = mct_tally_add(s.t, k32.data(), vp, n);
+        } else {
+            st = mct_tally_add(s.t, (const uint32_t*)kp, vp, n);
+        }
     }
     if (st == MCT_STATUS_NOT_SUPPORTED && width > 1 && !on_device)
         return fail(st, "grouped adds on the cuda backend need GPU arrays");
@@ -231,9 +245,9 @@ int add_checked(Tally& s, const uint32_t* kp, const double* vp, int64_t n, int w
 // zeroes the bins for the next call. A status from the add comes before the
 // take; the take's own (BIN_OUT_OF_RANGE, OVERFLOW, NONFINITE_VALUE) leave the
 // tally clean and `out` untouched.
-int add_take(Tally& s, const uint32_t* kp, const double* vp, int64_t n, double* out) {
+int add_take(Tally& s, const void* kp, bool keys64, const double* vp, int64_t n, double* out) {
     nb::gil_scoped_release nogil;
-    mct_status_t st = n > 0 ? mct_tally_add_device(s.t, kp, vp, n) : MCT_STATUS_SUCCESS;
+    mct_status_t st = n > 0 ? mct_tally_add_device_keys(s.t, kp, key_type_of(keys64), vp, n, 1, n) : MCT_STATUS_SUCCESS;
     if (!st) st = mct_tally_take_sums(s.t, out);
     return (int)st;
 }
@@ -401,23 +415,25 @@ NB_MODULE(_mctally, m) {
                  if (int e = ka.load(keys, false, "keys", &k)) return e;
                  if (int e = va.load(values, false, "values", &v)) return e;
                  if (int e = check_arrays(s, k, v, width, &on_device)) return e;
-                 return add_checked(s, (const uint32_t*)k.data, (const double*)v.data, k.n, width, on_device);
+                 return add_checked(s, k.data, k.elem == Elem::I64, (const double*)v.data, k.n, width, on_device);
              },
              nb::arg("keys"), nb::arg("values"), nb::arg("width"))
         // The same from raw pointers, for arrays whose dtype and layout the
         // caller has checked (PyTorch tensors and CuPy arrays, which skip a
         // DLPack export per call, and __cuda_array_interface__ producers):
-        // device_type is DLPack's, device_id < 0 when the producer does not say.
+        // device_type is DLPack's, device_id < 0 when the producer does not say;
+        // keys64: the keys are int64.
         .def("add_pointers",
-             [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int width, int device_type, int device_id) -> int {
+             [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int width, int device_type, int device_id,
+                bool keys64) -> int {
                  if (int e = check_open(s)) return e;
                  if (width < 1 || n < 0) return fail(MCT_STATUS_INVALID_VALUE, "width must be >= 1 and n >= 0");
                  bool on_device = false;
                  if (int e = check_device(s, device_type, device_id, &on_device)) return e;
-                 return add_checked(s, (const uint32_t*)keys, (const double*)values, n, width, on_device);
+                 return add_checked(s, (const void*)keys, keys64, (const double*)values, n, width, on_device);
              },
              nb::arg("keys"), nb::arg("values"), nb::arg("n"), nb::arg("width"), nb::arg("device_type"),
-             nb::arg("device_id"))
+             nb::arg("device_id"), nb::arg("keys64") = false)
         // add_take(keys, values, out): scatter_add's call on a kept tally, in
         // one: the add, then the batch's sums into `out` (float64, one per
         // bin, in the tally's memory) and the bins zeroed (mct_tally_take_sums).
@@ -435,23 +451,23 @@ NB_MODULE(_mctally, m) {
                  if (int e = check_arrays(s, k, v, 1, &on_device)) return e;
                  if (!on_device) return fail(MCT_STATUS_NOT_SUPPORTED, "add_take needs the arrays in the tally's memory");
                  if (int e = check_out(s, o)) return e;
-                 return add_take(s, (const uint32_t*)k.data, (const double*)v.data, k.n, (double*)o.data);
+                 return add_take(s, k.data, k.elem == Elem::I64, (const double*)v.data, k.n, (double*)o.data);
              },
              nb::arg("keys"), nb::arg("values"), nb::arg("out"))
         // The same from pointers checked by the caller, as add_pointers; `out`
         // is one float64 per bin in the same memory as the keys.
         .def("add_take_pointers",
              [](Tally& s, uintptr_t keys, uintptr_t values, int64_t n, int device_type, int device_id,
-                uintptr_t out) -> int {
+                uintptr_t out, bool keys64) -> int {
                  if (int e = check_open(s)) return e;
                  if (n < 0) return fail(MCT_STATUS_INVALID_VALUE, "n must be >= 0");
                  bool on_device = false;
                  if (int e = check_device(s, device_type, device_id, &on_device)) return e;
                  if (!on_device) return fail(MCT_STATUS_NOT_SUPPORTED, "add_take needs the arrays in the tally's memory");
-                 return add_take(s, (const uint32_t*)keys, (const double*)values, n, (double*)out);
+                 return add_take(s, (const void*)keys, keys64, (const double*)values, n, (double*)out);
              },
              nb::arg("keys"), nb::arg("values"), nb::arg("n"), nb::arg("device_type"), nb::arg("device_id"),
-             nb::arg("out"))
+             nb::arg("out"), nb::arg("keys64") = false)
         .def("flush",
              [](Tally& s) -> int {
                  if (int e = check_open(s)) return e;

@@ -50,9 +50,11 @@ typedef struct {
                              mct__scratch_t* scratch, void* stream, int64_t* writers);
     /** bins[keys[i] * width + c] += values[c * stride + i] from arrays in the
      * backend's own memory (device pointers on cuda, host pointers otherwise),
+     * keys of type key_type (a 64-bit key read as mct_arith_key_from_i64 gives),
      * asynchronous on the stream; *writers as for add_host. */
-    mct_status_t (*add_device)(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                               int width, int64_t stride, void* stream, int64_t* writers);
+    mct_status_t (*add_device)(const mct_tally_view_t* view, const void* keys, mct_key_type_t key_type,
+                               const double* values, int64_t n, int width, int64_t stride, void* stream,
+                               int64_t* writers);
     /** sort_reduce: orders the batch's pairs by (bin, value bits) and adds each
      * bin's run, in that order, into the bins. NULL where the backend has none. */
     mct_status_t (*sort_reduce)(const mct_tally_view_t* view, mct__scratch_t* scratch, void* stream);

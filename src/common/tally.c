@@ -333,18 +333,24 @@ mct_status_t mct_tally_add(mct_tally_t t, const uint32_t* keys, const double* va
     return st;
 }
 
-mct_status_t mct_tally_add_device_grouped(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n,
-                                          int width, int64_t stride) {
+mct_status_t mct_tally_add_device_keys(mct_tally_t t, const void* keys, mct_key_type_t key_type, const double* values,
+                                       int64_t n, int width, int64_t stride) {
     if (!t || (n > 0 && (!keys || !values))) return MCT_STATUS_NULL_POINTER;
-    if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
+    if (n < 0 || width < 1 || (width > 1 && stride < n) || (key_type != MCT_KEY_U32 && key_type != MCT_KEY_I64))
+        return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
     mct_tally_view_t v;
     mct_status_t st = add_view(t, &v);
     if (st) return st;
     int64_t writers = 0;
-    st = t->ops->add_device(&v, keys, values, n, width, stride, t->stream, &writers);
+    st = t->ops->add_device(&v, keys, key_type, values, n, width, stride, t->stream, &writers);
     note_writers(t, writers);
     return st;
+}
+
+mct_status_t mct_tally_add_device_grouped(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n,
+                                          int width, int64_t stride) {
+    return mct_tally_add_device_keys(t, keys, MCT_KEY_U32, values, n, width, stride);
 }
 
 mct_status_t mct_tally_set_writers(mct_tally_t t, int64_t writers) {

@@ -121,8 +121,9 @@ static void add_one(const mct_tally_view_t* view, uint32_t key, double v, uint64
     }
 }
 
-mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                                 int width, int64_t stride, void* stream, int64_t* writers) {
+mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const void* keys, mct_key_type_t key_type,
+                                 const double* values, int64_t n, int width, int64_t stride, void* stream,
+                                 int64_t* writers) {
     (void)stream;
 #ifdef _OPENMP
     *writers = omp_get_max_threads();
@@ -134,7 +135,9 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* k
     int out_of_range = 0;
 #pragma omp parallel for schedule(static) reduction(| : out_of_range)
     for (int64_t i = 0; i < n; ++i) {
-        const int64_t first = (int64_t)keys[i] * width;
+        const uint32_t key = key_type == MCT_KEY_I64 ? mct_arith_key_from_i64(((const int64_t*)keys)[i])
+                                                     : ((const uint32_t*)keys)[i];
+        const int64_t first = (int64_t)key * width;
         if (first + width > view->nbins) { /* the whole group is dropped */
             out_of_range = 1;
             continue;
@@ -149,7 +152,7 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const uint32_t* k
 mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
                                mct__scratch_t* scratch, void* stream, int64_t* writers) {
     (void)scratch;
-    return mct__cpu_add_device(view, keys, values, n, 1, n, stream, writers);
+    return mct__cpu_add_device(view, keys, MCT_KEY_U32, values, n, 1, n, stream, writers);
 }
 
 /* Total order on pairs: by bin, then by the value's bit pattern. Any order of

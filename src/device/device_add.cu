@@ -55,23 +55,31 @@ static unsigned add_grid(Kernel kernel, size_t smem, int64_t n) {
 
 /* The shape of one whole-array add: n groups of `width` values, `stride` apart. */
 typedef struct {
-    const uint32_t* keys;
+    const void* keys;
+    mct_key_type_t key_type;
     const double* values;
     int64_t n, stride;
     int width;
     int64_t* threads; /* receives the launch's thread count when not NULL */
 } add_job_t;
 
-template <typename T, mct_method_t M, mct_block_mode_t MODE>
-static mct_status_t add_arrays_launch_mode(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
+template <typename T, mct_method_t M, mct_block_mode_t MODE, typename K>
+static mct_status_t add_arrays_launch_keys(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
     const size_t smem = mct_block_tally_smem_bytes<T, M>(view->nbins);
     if (smem > MCT_BLOCK_TALLY_SMEM_LIMIT) return MCT_STATUS_TOO_LARGE;
-    const auto kernel = mct_kernel_add_arrays<T, M, MODE>;
+    const auto kernel = mct_kernel_add_arrays<T, M, MODE, K>;
     const unsigned grid = add_grid(kernel, smem, j->n);
     if (j->threads) *j->threads = (int64_t)grid * MCT_ADD_THREADS;
-    MCT_LAUNCH(((*kernel)), grid, MCT_ADD_THREADS, smem, stream, *view, j->keys, j->values, j->n, j->width,
+    MCT_LAUNCH(((*kernel)), grid, MCT_ADD_THREADS, smem, stream, *view, (const K*)j->keys, j->values, j->n, j->width,
                j->stride);
     return MCT_LAUNCH_CHECK();
+}
+
+/* An instance per key type: the 32-bit keys' kernels stay as they are. */
+template <typename T, mct_method_t M, mct_block_mode_t MODE>
+static mct_status_t add_arrays_launch_mode(const mct_tally_view_t* view, const add_job_t* j, cudaStream_t stream) {
+    return j->key_type == MCT_KEY_I64 ? add_arrays_launch_keys<T, M, MODE, int64_t>(view, j, stream)
+                                      : add_arrays_launch_keys<T, M, MODE, uint32_t>(view, j, stream);
 }
 
 /* block_reduce, warp_reduce and fixed get an instance per mode, the other
@@ -106,14 +114,16 @@ static mct_status_t add_arrays_typed(const mct_tally_view_t* v, const add_job_t*
 #undef ADD_ARRAYS_CASE
 }
 
-extern "C" mct_status_t MCT__ADD_ARRAYS(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
-                                        int64_t n, int width, int64_t stride, void* stream, int64_t* threads) {
+extern "C" mct_status_t MCT__ADD_ARRAYS(const mct_tally_view_t* view, const void* d_keys, mct_key_type_t key_type,
+                                        const double* d_values, int64_t n, int width, int64_t stride, void* stream,
+                                        int64_t* threads) {
     if (threads) *threads = 0;
     if (!view || (n > 0 && (!d_keys || !d_values || !view->bins))) return MCT_STATUS_NULL_POINTER;
-    if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
+    if (n < 0 || width < 1 || (width > 1 && stride < n) || (key_type != MCT_KEY_U32 && key_type != MCT_KEY_I64))
+        return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)stream;
-    const add_job_t j = {d_keys, d_values, n, width > 1 ? stride : n, width, threads};
+    const add_job_t j = {d_keys, key_type, d_values, n, width > 1 ? stride : n, width, threads};
     switch (view->dtype) {
     case MCT_DTYPE_I32: return add_arrays_typed<int32_t>(view, &j, s);
     case MCT_DTYPE_U64: return add_arrays_typed<uint64_t>(view, &j, s);

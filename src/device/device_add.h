@@ -16,22 +16,25 @@ extern "C" {
 #endif
 
 /** bin d_keys[i] * width + c += d_values[c * stride + i] for i < n, c < width
- * (arrays in the backend's memory; width 1: bin d_keys[i] += d_values[i]),
+ * (arrays in the backend's memory; width 1: bin d_keys[i] += d_values[i];
+ * keys of type key_type, a 64-bit key read as mct_arith_key_from_i64 gives),
  * each value converted to the tally's dtype (floats: nearest; integers:
  * nearest, ties to even), with view->method. Asynchronous on `stream` (a
  * cudaStream_t). sort_reduce only appends the pairs (see *_sort_reduce).
  * Groups that reach past nbins are dropped and raise MCT_TALLY_FLAG_OUT_OF_RANGE.
- * Returns SUCCESS; NULL_POINTER; INVALID_VALUE (n < 0, width < 1, or
- * stride < n with width > 1); NOT_SUPPORTED (the
+ * Returns SUCCESS; NULL_POINTER; INVALID_VALUE (n < 0, width < 1,
+ * stride < n with width > 1, or an unknown key type); NOT_SUPPORTED (the
  * method cannot serve the dtype); TOO_LARGE (shared: the bins exceed 48 KiB of
  * shared memory); UNKNOWN_DTYPE / UNKNOWN_METHOD; CUDA_ERROR or
  * EMULATION_ERROR (launch failure). When `threads` is not NULL it receives the
  * number of threads the kernel ran (replicated: private replicas need at least
  * as many). */
-mct_status_t mct__cuda_add_arrays(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
-                                  int64_t n, int width, int64_t stride, void* stream, int64_t* threads);
-mct_status_t mct__emulated_add_arrays(const mct_tally_view_t* view, const uint32_t* d_keys, const double* d_values,
-                                      int64_t n, int width, int64_t stride, void* stream, int64_t* threads);
+mct_status_t mct__cuda_add_arrays(const mct_tally_view_t* view, const void* d_keys, mct_key_type_t key_type,
+                                  const double* d_values, int64_t n, int width, int64_t stride, void* stream,
+                                  int64_t* threads);
+mct_status_t mct__emulated_add_arrays(const mct_tally_view_t* view, const void* d_keys, mct_key_type_t key_type,
+                                      const double* d_values, int64_t n, int width, int64_t stride, void* stream,
+                                      int64_t* threads);
 
 /** sort_reduce post-pass of a batch: sorts the appended pairs
  * (min(*pair_count, pair_capacity) of them) by (bin, value bit pattern), sums

@@ -159,7 +159,7 @@ static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t
                                     mct__scratch_t* scratch, void* stream, int64_t* writers) {
 #if MCT_IS_EMULATED
     (void)scratch;
-    return MCT__ADD_ARRAYS(view, keys, values, n, 1, n, stream, writers);
+    return MCT__ADD_ARRAYS(view, keys, MCT_KEY_U32, values, n, 1, n, stream, writers);
 #else
     const int64_t chunk = n < (INT64_C(1) << 24) ? n : (INT64_C(1) << 24);
     const size_t key_bytes = ((size_t)chunk * sizeof(uint32_t) + 255) & ~(size_t)255;
@@ -175,7 +175,7 @@ static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t
         st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys + done, (size_t)m * sizeof *d_keys, cudaMemcpyHostToDevice, s));
         if (!st) st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_values, values + done, (size_t)m * sizeof *d_values,
                                                      cudaMemcpyHostToDevice, s));
-        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, d_values, m, 1, m, stream, &threads);
+        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, MCT_KEY_U32, d_values, m, 1, m, stream, &threads);
         *writers = threads > *writers ? threads : *writers;
         /* The staging buffers are reused by the next chunk and the next call. */
         if (!st) st = MCT_CUDA_CHECK(cudaStreamSynchronize(s));

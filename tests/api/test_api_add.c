@@ -4,7 +4,8 @@
  * serves, on random keys, one hot key, sorted runs and all-distinct keys,
  * against a reference: integers exact; floats within a bound derived from the
  * method's arithmetic; fixed bitwise equal to the exact integer sum and across
- * backends. Also NaN, out-of-range keys and fixed overflow. */
+ * backends. Also NaN, out-of-range keys and fixed overflow, and int64 keys
+ * (mct_tally_add_device_keys) on the host-memory backends. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +225,55 @@ static void test_add_device(mct_backend_t b, mct_method_t m) {
     mct_tally_destroy(flat);
 }
 
+/* int64 keys in host memory (cpu and emulated): the same sums as the 32-bit
+ * keys of the keys that lie in the bins; every other key (negative, at the end,
+ * 2^32 + k and -2^32 + k that a truncation would put on bin k, the extremes,
+ * 2^62 whose key * width overflows) is dropped whole and reported. */
+static void test_keys64(mct_backend_t b, mct_method_t m, int width) {
+    enum { GROUPS = 700, CELLS = 50 };
+    static uint32_t keys32[GROUPS];
+    static int64_t keys64[GROUPS];
+    static double values[GROUPS * 4];
+    const int64_t bad[] = {-1, CELLS, (INT64_C(1) << 32) + 7, -(INT64_C(1) << 32) + 7, INT64_MAX, INT64_MIN,
+                           INT64_C(1) << 62};
+    int nbad = 0;
+    for (int i = 0; i < GROUPS; ++i) {
+        keys32[i] = (uint32_t)(next_u64() % CELLS);
+        keys64[i] = keys32[i];
+        if (i % 9 == 4) keys64[i] = bad[nbad++ % 7], keys32[i] = UINT32_MAX; /* dropped by both */
+    }
+    for (int j = 0; j < GROUPS * width; ++j) values[j] = (double)(next_u64() % 1000) / 8.0; /* exact sums */
+    mct_tally_t t64 = make(b, m, MCT_DTYPE_F64, CELLS * width), t32 = make(b, m, MCT_DTYPE_F64, CELLS * width);
+    ASSERT_TRUE(t64 && t32);
+    ASSERT_STATUS(mct_tally_add_device_keys(t64, keys64, MCT_KEY_I64, values, GROUPS, width, GROUPS), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_add_device_keys(t32, keys32, MCT_KEY_U32, values, GROUPS, width, GROUPS), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_add_device_keys(t64, keys64, (mct_key_type_t)7, values, GROUPS, width, GROUPS),
+                  MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(mct_tally_end_batch(t64, 1), MCT_STATUS_BIN_OUT_OF_RANGE);
+    ASSERT_STATUS(mct_tally_end_batch(t32, 1), MCT_STATUS_BIN_OUT_OF_RANGE);
+    static double a[CELLS * 4], c[CELLS * 4];
+    mct_tally_sums(t64, a), mct_tally_sums(t32, c);
+    double total = 0.0;
+    for (int k = 0; k < CELLS * width; ++k) {
+        ASSERT_EQ_F64(a[k], c[k]);
+        total += a[k];
+    }
+    double expect = 0.0;
+    for (int i = 0; i < GROUPS; ++i)
+        for (int w = 0; w < width; ++w) expect += i % 9 == 4 ? 0.0 : values[w * GROUPS + i];
+    ASSERT_EQ_F64(total, expect); /* multiples of 1/8: exact */
+    mct_tally_destroy(t64);
+    mct_tally_destroy(t32);
+}
+
 int main(void) {
+    for (int w = 1; w <= 4; w += 3) {
+        test_keys64(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, w);
+        test_keys64(MCT_BACKEND_CPU, MCT_METHOD_FIXED, w);
+        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_BLOCK_REDUCE, w);
+        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_FIXED, w);
+        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_WAG, w);
+    }
     test_add_device(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC);
     test_add_device(MCT_BACKEND_CPU, MCT_METHOD_SORT_REDUCE);
     test_add_device(MCT_BACKEND_EMULATED, MCT_METHOD_BLOCK_REDUCE);

@@ -32,6 +32,20 @@ class TestTorch:
         ref = torch.zeros(bins, dtype=torch.float64, device="cuda").index_add_(0, keys, values)
         assert torch.equal(got, ref)
 
+    def test_int64_keys_in_place(self):
+        """int64 tensors go in as they are: the same bits as int32 keys, and
+        keys that 32 bits would wrap onto a bin reported, not added."""
+        keys, values, bins = self.data()
+        for method in ("atomic", "fixed", "block_reduce"):
+            a = mctally.scatter_add(keys, values, bins, method=method)
+            b = mctally.scatter_add(keys.to(torch.int32), values, bins, method=method)
+            assert torch.equal(a, b)
+        bad = keys.clone()
+        bad[::7] = 2**32 + 5
+        with pytest.raises(mctally.MctallyError) as e:
+            mctally.scatter_add(bad, values, bins)
+        assert e.value.name == "BIN_OUT_OF_RANGE"
+
     def test_deterministic_bitwise_equal_to_cpu(self):
         keys, _, bins = self.data()
         values = torch.randn(keys.numel(), device="cuda", dtype=torch.float64) * 1e3

@@ -103,6 +103,48 @@ def test_add_grouped(rng, backend):
     assert np.array_equal(got, ref)
 
 
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+@pytest.mark.parametrize("method", ["atomic", "fixed", "block_reduce"])
+def test_int64_keys_read_in_place(rng, backend, method):
+    """int64 keys go to mct_tally_add_device_keys as they are: the same sums as
+    their uint32 copies, and a key outside the bins (2^32 + k and -2^32 + k,
+    which 32 bits would put on bin k, among them) dropped and reported."""
+    if not mctally.method_supports(method, "f64", backend):
+        pytest.skip(f"{backend} does not serve {method}")
+    cells, n = 40, 3000
+    keys = rng.integers(0, cells, n)  # int64
+    values = rng.integers(0, 50, n).astype(np.float64)
+    bad = keys.copy()
+    bad[::11] = np.array([-1, cells, 2**32 + 3, -(2**32) + 3, 2**62, -(2**63)])[np.arange(len(bad[::11])) % 6]
+    good = np.ones(n, dtype=bool)
+    good[::11] = False
+    for width in (1, 3):
+        vals = np.repeat(values[None, :], width, axis=0) * np.arange(1, width + 1)[:, None]
+        ref = np.zeros((cells, width))
+        np.add.at(ref, keys[good], vals[:, good].T)
+        with mctally.Tally(cells * width, backend=backend, method=method, width=width) as t:
+            if width == 1:
+                t.add(keys, vals[0])
+            else:
+                t.add_grouped(keys, vals)
+            t.end_batch(1)
+            whole = t.sums()
+            if width == 1:
+                t.add(bad, vals[0])
+            else:
+                t.add_grouped(bad, vals)
+            with pytest.raises(mctally.MctallyError) as e:
+                t.end_batch(1)
+            assert e.value.name == "BIN_OUT_OF_RANGE"
+            both = t.sums()  # the two batches' sums
+        full = np.zeros((cells, width))
+        np.add.at(full, keys, vals.T)
+        assert np.array_equal(whole.reshape(cells, width), full)
+        assert np.array_equal(both.reshape(cells, width), full + ref)
+    assert np.array_equal(mctally.scatter_add(keys, values, cells, backend=backend, method=method),
+                          mctally.scatter_add(keys.astype(np.uint32), values, cells, backend=backend, method=method))
+
+
 def test_scatter_add_dtypes_and_shapes(rng):
     keys = rng.integers(0, 10, (20, 5))  # int64, 2-d
     values = rng.integers(0, 5, (20, 5)).astype(np.float32)
@@ -143,7 +185,7 @@ def test_key_out_of_range_reported_by_end_batch(backend):
         assert np.array_equal(t.sums(), [1.0, 1.0, 0.0, 0.0])  # the batch was folded without the dropped key
 
 
-@pytest.mark.parametrize("keys", [[-1], [2**31], [2**32 + 1], [2**40]])
+@pytest.mark.parametrize("keys", [[-1], [2**31], [2**32], [2**32 + 1], [-(2**32)], [2**40], [2**63 - 1], [-(2**63)]])
 def test_keys_outside_uint32_never_land_on_a_bin(keys):
     with pytest.raises(mctally.MctallyError) as e:
         mctally.scatter_add(np.array(keys, dtype=np.int64), np.ones(1), 3)

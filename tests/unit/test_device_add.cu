@@ -4,7 +4,9 @@
  * the cuda backend on a GPU) for every method x dtype, their refusals, and on a
  * GPU the sort_reduce pass (mct_tally_flush): exact or within the rounding
  * bound of the reference, and sort_reduce bitwise identical whatever the order
- * the pairs were appended in. */
+ * the pairs were appended in. The same adds from int64 keys
+ * (mct_tally_add_device_keys), whose keys outside the bins, negative ones and
+ * ones that 32 bits would wrap onto a bin among them, are dropped and flagged. */
 #include "mct_add_harness.cuh"
 
 #if MCT_IS_EMULATED
@@ -168,8 +170,53 @@ static void check_grouped(const arrays& a, int64_t nbins, int width, bool past_e
     mct_tally_destroy(t.tally);
 }
 
+/** The arrays' keys as int64, every seventh one replaced by a key past the
+ * bins that no backend may add: negative, at the bins' end, 2^32 + k and
+ * -2^32 + k (which a 32-bit truncation would put on bin k), INT64_MAX, INT64_MIN
+ * and 2^62 (whose key * width overflows int64). Grouped (width > 1) and
+ * single adds; the other keys' values arrive as from the 32-bit keys. */
+template <typename T, mct_method_t M>
+static void check_keys64(const arrays& a, int64_t nbins, int width) {
+    if (!served(M, harness_dtype<T>())) return;
+    if (M == MCT_METHOD_SHARED && nbins * width * (int64_t)sizeof(T) > 48 * 1024) return;
+    const int64_t groups = (int64_t)a.keys.size() / width, stride = groups;
+    std::vector<int64_t> keys(groups);
+    std::vector<harness_contrib> reached;
+    for (int64_t i = 0; i < groups; ++i) {
+        const int64_t k = a.keys[i];
+        static const int64_t bad[] = {-1, 0, INT64_C(1) << 32, -(INT64_C(1) << 32), INT64_MAX, INT64_MIN, INT64_C(1) << 62};
+        const int which = (int)((i / 7) % 7);
+        keys[i] = i % 7 != 3 ? k : which == 1 ? nbins : which == 2 || which == 3 ? bad[which] + k : bad[which];
+        if (i % 7 == 3) continue;
+        for (int c = 0; c < width; ++c) reached.push_back({k * width + c, converted<T>(a.vals[c * stride + i])});
+    }
+    int64_t* d_keys = NULL;
+    CHECK_CUDA(cudaMalloc((void**)&d_keys, groups * sizeof(int64_t)));
+    CHECK_CUDA(cudaMemcpy(d_keys, keys.data(), groups * sizeof(int64_t), cudaMemcpyHostToDevice));
+    device_tally t = device_tally_create(M, harness_dtype<T>(), nbins * width, groups * width);
+    snprintf(harness_case_text, sizeof harness_case_text, "int64 keys: method %s, %zu-byte type, width %d, bins %lld",
+             mct_method_name(M), sizeof(T), width, (long long)(nbins * width));
+    ASSERT_STATUS(mct_tally_add_device_keys(t.tally, d_keys, MCT_KEY_I64, a.d_vals, groups, width, stride),
+                  MCT_STATUS_SUCCESS);
+    device_tally_flush(t);
+    ASSERT_EQ_I64(harness_flags(t.h), groups > 3 ? MCT_TALLY_FLAG_OUT_OF_RANGE : 0);
+    CHECK_CUDA(cudaMemset(t.h.view.flags, 0, sizeof(unsigned)));
+    harness_check<T>(t.h, reached);
+    ASSERT_STATUS(mct_tally_add_device_keys(t.tally, d_keys, (mct_key_type_t)2, a.d_vals, groups, width, stride),
+                  MCT_STATUS_INVALID_VALUE);
+    mct_tally_destroy(t.tally);
+    cudaFree(d_keys);
+}
+
 template <typename T>
 static void all_methods(const arrays& a, int64_t nbins) {
+    check_keys64<T, MCT_METHOD_ATOMIC>(a, nbins, 1);
+    check_keys64<T, MCT_METHOD_SHARED>(a, nbins, 1);
+    check_keys64<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 1);
+    check_keys64<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 3);
+    check_keys64<T, MCT_METHOD_WARP_REDUCE>(a, nbins, 1);
+    check_keys64<T, MCT_METHOD_WAG_MATCH>(a, nbins, 2);
+    check_keys64<T, MCT_METHOD_SORT_REDUCE>(a, nbins, 1);
     check_grouped<T, MCT_METHOD_ATOMIC>(a, nbins, 3);
     check_grouped<T, MCT_METHOD_BLOCK_REDUCE>(a, nbins, 9);
     check_grouped<T, MCT_METHOD_WARP_REDUCE>(a, nbins, 2);
@@ -187,6 +234,8 @@ static void all_methods(const arrays& a, int64_t nbins) {
         check_arrays<T, MCT_METHOD_CAS>(a, nbins);
         check_arrays<T, MCT_METHOD_FIXED>(a, nbins);
         check_grouped<T, MCT_METHOD_FIXED>(a, nbins, 3); /* never pre-summed */
+        check_keys64<T, MCT_METHOD_FIXED>(a, nbins, 1);
+        check_keys64<T, MCT_METHOD_FIXED>(a, nbins, 4);
     }
     if constexpr (std::is_same<T, float>::value) {
         check_arrays<T, MCT_METHOD_KAHAN>(a, nbins);

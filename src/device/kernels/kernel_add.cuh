@@ -33,6 +33,11 @@ __device__ __forceinline__ T mct__from_f64(double v, unsigned int* flags) {
     }
 }
 
+/** A key as the adds read it: 32-bit keys as they are, 64-bit ones through
+ * mct_arith_key_from_i64 (out of [0, 2^32): a key past every bin). */
+__device__ __forceinline__ uint32_t mct__key_u32(uint32_t key) { return key; }
+__device__ __forceinline__ uint32_t mct__key_u32(int64_t key) { return mct_arith_key_from_i64(key); }
+
 /** Items a thread loads before it adds them: independent loads in flight. */
 #define MCT_ADD_ITEMS_PER_LOAD 4
 
@@ -42,9 +47,9 @@ __device__ __forceinline__ T mct__from_f64(double v, unsigned int* flags) {
  * u * 32 + l of the warp's chunk): each load stays coalesced, and the warp's
  * U adds see neighbouring keys, which a warp-aggregating method sums (a run of
  * sorted keys stays in one warp's cached bin instead of U bins far apart). */
-template <typename T, typename Tally>
+template <typename T, typename Tally, typename K>
 __device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_view_t& view,
-                                                 const uint32_t* __restrict__ keys,
+                                                 const K* __restrict__ keys,
                                                  const double* __restrict__ values, int64_t n) {
     constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
     const int lane = (int)(threadIdx.x & 31u);
@@ -56,7 +61,7 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_v
         MCT_UNROLL
         for (int u = 0; u < U; ++u) {
             const int64_t i = base + u * 32;
-            k[u] = i < n ? keys[i] : 0u;
+            k[u] = i < n ? mct__key_u32(keys[i]) : 0u;
             v[u] = i < n ? values[i] : 0.0;
         }
         MCT_UNROLL
@@ -106,9 +111,9 @@ MCT_HD constexpr bool mct__add_may_presum(mct_method_t m, mct_block_mode_t mode)
  * A run whose groups reach past the bins is dropped and flagged, as in the
  * walk. Lanes past n take the last valid lane's key and zero values: they
  * extend its run without changing its sums, and lead no add. */
-template <typename T, typename Tally>
+template <typename T, typename Tally, typename K>
 __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_view_t& view,
-                                                  const uint32_t* __restrict__ keys,
+                                                  const K* __restrict__ keys,
                                                   const double* __restrict__ values, int64_t n, int width,
                                                   int64_t stride, int64_t g0) {
     constexpr int U = MCT_ADD_COMPONENTS_PER_LOAD;
@@ -116,7 +121,8 @@ __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_
     const int64_t i = g0 + lane;
     const bool valid = i < n;
     const int64_t last_valid = n - 1 - g0 < 31 ? n - 1 - g0 : 31;
-    const uint32_t key = __shfl_sync(MCT_FULL_WARP_MASK, valid ? keys[i] : 0u, valid ? lane : (int)last_valid);
+    const uint32_t key =
+        __shfl_sync(MCT_FULL_WARP_MASK, valid ? mct__key_u32(keys[i]) : 0u, valid ? lane : (int)last_valid);
     const unsigned peers = __match_any_sync(MCT_FULL_WARP_MASK, key);
     const bool leader = mct_warp_is_leader(peers);
     if (!__all_sync(MCT_FULL_WARP_MASK, mct_warp_peers_contiguous(peers)) ||
@@ -156,9 +162,9 @@ __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_
  * MCT_ADD_ITEMS_PER_LOAD rounds before it adds them, so the loads overlap. A
  * group reaching past the bins is dropped whole and flagged once (by the lane
  * holding its component 0). */
-template <typename T, mct_method_t M, mct_block_mode_t MODE, typename Tally>
+template <typename T, mct_method_t M, mct_block_mode_t MODE, typename Tally, typename K>
 __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_view_t& view,
-                                                const uint32_t* __restrict__ keys, const double* __restrict__ values,
+                                                const K* __restrict__ keys, const double* __restrict__ values,
                                                 int64_t n, int width, int64_t stride) {
     constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
     const int lane = (int)(threadIdx.x & 31u);
@@ -179,7 +185,7 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
                 first[u] = -1;
                 comp[u] = c;
                 if (round + u < width && i < n) {
-                    first[u] = (int64_t)keys[i] * width;
+                    first[u] = (int64_t)mct__key_u32(keys[i]) * width;
                     v[u] = values[c * stride + i];
                 }
                 p += step_groups, c += step_comps; /* value f + 32 */
@@ -231,7 +237,8 @@ MCT_HD constexpr int mct__add_min_blocks(mct_block_mode_t mode) {
 }
 
 /** Grid-stride adds of n groups of `width` values: bin keys[i] * width + c +=
- * values[c * stride + i] (width 1: bin keys[i] += values[i]), each value first
+ * values[c * stride + i] (width 1: bin keys[i] += values[i]), keys of type K
+ * (uint32_t, or int64_t read through mct__key_u32), each value first
  * converted to the tally's dtype (so every method, fixed and sort_reduce
  * included, adds what the tally's type can hold), through
  * mct_block_tally<T, M, MODE> (shared, block_reduce, warp_reduce and kahan
@@ -239,9 +246,9 @@ MCT_HD constexpr int mct__add_min_blocks(mct_block_mode_t mode) {
  * must be the one mct_block_mode_of gives for the view). Blocks of a
  * multiple of 32 threads. Dynamic shared memory:
  * mct_block_tally_smem_bytes<T, M>(nbins). */
-template <typename T, mct_method_t M, mct_block_mode_t MODE>
+template <typename T, mct_method_t M, mct_block_mode_t MODE, typename K>
 static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MODE))
-    mct_kernel_add_arrays(mct_tally_view_t view, const uint32_t* __restrict__ keys,
+    mct_kernel_add_arrays(mct_tally_view_t view, const K* __restrict__ keys,
                           const double* __restrict__ values, int64_t n, int width, int64_t stride) {
     mct_block_tally<T, M, MODE> tally(view);
     if (width == 1) {
