@@ -23,7 +23,7 @@ with mctally.Tally(n_vox**3, dtype="f64", method="auto", backend="cuda" if devic
         n = histories_per_batch * deposits_per_history
         z = torch.rand(n, device=device).pow(0.7).mul(n_vox).long().clamp_max(n_vox - 1)
         xy = torch.randn(n, 2, device=device).mul(2.0).add(n_vox / 2).long().clamp(0, n_vox - 1)
-        voxel = (z * n_vox + xy[:, 1]) * n_vox + xy[:, 0]       # int64: converted to int32 by torch
+        voxel = (z * n_vox + xy[:, 1]) * n_vox + xy[:, 0]       # int64: read in place
         energy = torch.empty(n, device=device, dtype=torch.float64).exponential_(10.0)  # MeV
         tally.add(voxel, energy)
         tally.end_batch(histories_per_batch)
