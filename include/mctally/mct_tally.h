@@ -256,6 +256,12 @@ typedef enum {
 MCT_API mct_status_t mct_tally_add_device_keys(mct_tally_t tally, const void* keys, mct_key_type_t key_type,
                                                const double* values, int64_t n, int width, int64_t stride);
 
+/** mct_tally_add (host arrays) for keys of type key_type, by the same rule as
+ * mct_tally_add_device_keys; the cuda backend stages the keys as they are.
+ * INVALID_VALUE also for an unknown key type. */
+MCT_API mct_status_t mct_tally_add_keys(mct_tally_t tally, const void* keys, mct_key_type_t key_type,
+                                        const double* values, int64_t n);
+
 /** Brings the contributions a method defers into the bins, without closing
  * the batch: sort_reduce's sort-and-sum pass over the appended pairs, the
  * reduction of replicas. Afterwards the bins hold everything added so far

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include <mctally/mct.h>
-#include <mctally/mct_arith.h>
 
 namespace nb = nanobind;
 
@@ -216,8 +215,7 @@ mct_key_type_t key_type_of(bool keys64) { return keys64 ? MCT_KEY_I64 : MCT_KEY_
 
 // n keys (64-bit when keys64) and n * width values, in the backend's memory
 // (on_device: read in place) or on the host (the cuda backend stages them;
-// width 1 only; 64-bit keys are first read into 32-bit ones here, by the
-// library's own rule, mct_arith_key_from_i64).
+// width 1 only).
 int add_checked(Tally& s, const void* kp, bool keys64, const double* vp, int64_t n, int width, bool on_device) {
     if (n == 0) return 0;
     mct_status_t st;
@@ -227,12 +225,8 @@ int add_checked(Tally& s, const void* kp, bool keys64, const double* vp, int64_t
             st = mct_tally_add_device_keys(s.t, kp, key_type_of(keys64), vp, n, width, n);
         } else if (width > 1) {
             st = MCT_STATUS_NOT_SUPPORTED;
-        } else if (keys64) {
-            std::vector<uint32_t> k32((size_t)n);
-            for (int64_t i = 0; i < n; ++i) k32[(size_t)i] = mct_arith_key_from_i64(((const int64_t*)kp)[i]);
-            st = mct_tally_add(s.t, k32.data(), vp, n);
         } else {
-            st = mct_tally_add(s.t, (const uint32_t*)kp, vp, n);
+            st = mct_tally_add_keys(s.t, kp, key_type_of(keys64), vp, n);
         }
     }
     if (st == MCT_STATUS_NOT_SUPPORTED && width > 1 && !on_device)

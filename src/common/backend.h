@@ -46,7 +46,8 @@ typedef struct {
      * backend stages them in `scratch` where its kernels can read them). Writes
      * the number of threads that added (what decides whether replicas were
      * private) to *writers. */
-    mct_status_t (*add_host)(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+    mct_status_t (*add_host)(const mct_tally_view_t* view, const void* keys, mct_key_type_t key_type,
+                             const double* values, int64_t n,
                              mct__scratch_t* scratch, void* stream, int64_t* writers);
     /** bins[keys[i] * width + c] += values[c * stride + i] from arrays in the
      * backend's own memory (device pointers on cuda, host pointers otherwise),

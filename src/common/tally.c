@@ -321,14 +321,19 @@ static void note_writers(mct_tally_t t, int64_t writers) {
 }
 
 mct_status_t mct_tally_add(mct_tally_t t, const uint32_t* keys, const double* values, int64_t n) {
+    return mct_tally_add_keys(t, keys, MCT_KEY_U32, values, n);
+}
+
+mct_status_t mct_tally_add_keys(mct_tally_t t, const void* keys, mct_key_type_t key_type, const double* values,
+                                int64_t n) {
     if (!t || (n > 0 && (!keys || !values))) return MCT_STATUS_NULL_POINTER;
-    if (n < 0) return MCT_STATUS_INVALID_VALUE;
+    if (n < 0 || (key_type != MCT_KEY_U32 && key_type != MCT_KEY_I64)) return MCT_STATUS_INVALID_VALUE;
     if (n == 0) return MCT_STATUS_SUCCESS;
     mct_tally_view_t v;
     mct_status_t st = add_view(t, &v);
     if (st) return st;
     int64_t writers = 0;
-    st = t->ops->add_host(&v, keys, values, n, &t->scratch, t->stream, &writers);
+    st = t->ops->add_host(&v, keys, key_type, values, n, &t->scratch, t->stream, &writers);
     note_writers(t, writers);
     return st;
 }

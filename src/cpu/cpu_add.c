@@ -149,10 +149,11 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const void* keys,
     return MCT_STATUS_SUCCESS;
 }
 
-mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const void* keys, mct_key_type_t key_type,
+                               const double* values, int64_t n,
                                mct__scratch_t* scratch, void* stream, int64_t* writers) {
     (void)scratch;
-    return mct__cpu_add_device(view, keys, MCT_KEY_U32, values, n, 1, n, stream, writers);
+    return mct__cpu_add_device(view, keys, key_type, values, n, 1, n, stream, writers);
 }
 
 /* Total order on pairs: by bin, then by the value's bit pattern. Any order of

@@ -6,7 +6,8 @@
 #include "../common/backend.h"
 
 /* The ops of backend.h; the CPU adds in place, so it needs no scratch. */
-mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
+mct_status_t mct__cpu_add_host(const mct_tally_view_t* view, const void* keys, mct_key_type_t key_type,
+                               const double* values, int64_t n,
                                mct__scratch_t* scratch, void* stream, int64_t* writers);
 mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const void* keys, mct_key_type_t key_type,
                                  const double* values, int64_t n,

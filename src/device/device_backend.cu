@@ -155,27 +155,30 @@ static mct_status_t device_reduce_replicas(void* bins, void* replicas, int64_t n
 /* Host arrays reach the kernels in chunks staged in the tally's scratch
  * region; under the emulation host memory is device memory, so they go
  * straight in. */
-static mct_status_t device_add_host(const mct_tally_view_t* view, const uint32_t* keys, const double* values, int64_t n,
-                                    mct__scratch_t* scratch, void* stream, int64_t* writers) {
+static mct_status_t device_add_host(const mct_tally_view_t* view, const void* keys, mct_key_type_t key_type,
+                                    const double* values, int64_t n, mct__scratch_t* scratch, void* stream,
+                                    int64_t* writers) {
 #if MCT_IS_EMULATED
     (void)scratch;
-    return MCT__ADD_ARRAYS(view, keys, MCT_KEY_U32, values, n, 1, n, stream, writers);
+    return MCT__ADD_ARRAYS(view, keys, key_type, values, n, 1, n, stream, writers);
 #else
     const int64_t chunk = n < (INT64_C(1) << 24) ? n : (INT64_C(1) << 24);
-    const size_t key_bytes = ((size_t)chunk * sizeof(uint32_t) + 255) & ~(size_t)255;
+    const size_t key_size = key_type == MCT_KEY_I64 ? sizeof(int64_t) : sizeof(uint32_t);
+    const size_t key_bytes = ((size_t)chunk * key_size + 255) & ~(size_t)255;
     void* region = NULL;
     cudaStream_t s = (cudaStream_t)stream;
     mct_status_t st = mct__scratch_reserve(scratch, key_bytes + (size_t)chunk * sizeof(double), &region);
-    uint32_t* d_keys = (uint32_t*)region;
+    void* d_keys = region;
     double* d_values = (double*)((char*)region + key_bytes);
     *writers = 0;
     for (int64_t done = 0; !st && done < n; done += chunk) {
         const int64_t m = n - done < chunk ? n - done : chunk;
         int64_t threads = 0;
-        st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_keys, keys + done, (size_t)m * sizeof *d_keys, cudaMemcpyHostToDevice, s));
+        st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_keys, (const char*)keys + (size_t)done * key_size, (size_t)m * key_size,
+                                            cudaMemcpyHostToDevice, s));
         if (!st) st = MCT_CUDA_CHECK(cudaMemcpyAsync(d_values, values + done, (size_t)m * sizeof *d_values,
                                                      cudaMemcpyHostToDevice, s));
-        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, MCT_KEY_U32, d_values, m, 1, m, stream, &threads);
+        if (!st) st = MCT__ADD_ARRAYS(view, d_keys, key_type, d_values, m, 1, m, stream, &threads);
         *writers = threads > *writers ? threads : *writers;
         /* The staging buffers are reused by the next chunk and the next call. */
         if (!st) st = MCT_CUDA_CHECK(cudaStreamSynchronize(s));

@@ -4,8 +4,9 @@
  * serves, on random keys, one hot key, sorted runs and all-distinct keys,
  * against a reference: integers exact; floats within a bound derived from the
  * method's arithmetic; fixed bitwise equal to the exact integer sum and across
- * backends. Also NaN, out-of-range keys and fixed overflow, and int64 keys
- * (mct_tally_add_device_keys) on the host-memory backends. */
+ * backends. Also NaN, out-of-range keys and fixed overflow, and int64 keys:
+ * in host memory on every backend (mct_tally_add_keys), and in the backend's
+ * memory on the host-memory backends (mct_tally_add_device_keys). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,11 +226,13 @@ static void test_add_device(mct_backend_t b, mct_method_t m) {
     mct_tally_destroy(flat);
 }
 
-/* int64 keys in host memory (cpu and emulated): the same sums as the 32-bit
- * keys of the keys that lie in the bins; every other key (negative, at the end,
- * 2^32 + k and -2^32 + k that a truncation would put on bin k, the extremes,
- * 2^62 whose key * width overflows) is dropped whole and reported. */
-static void test_keys64(mct_backend_t b, mct_method_t m, int width) {
+/* int64 keys: the same sums as the 32-bit keys of the keys that lie in the
+ * bins; every other key (negative, at the end, 2^32 + k and -2^32 + k that a
+ * truncation would put on bin k, the extremes, 2^62 whose key * width
+ * overflows) is dropped whole and reported. host: through mct_tally_add_keys
+ * (width 1, any backend), else mct_tally_add_device_keys (host-memory
+ * backends). */
+static void test_keys64(mct_backend_t b, mct_method_t m, int width, int host) {
     enum { GROUPS = 700, CELLS = 50 };
     static uint32_t keys32[GROUPS];
     static int64_t keys64[GROUPS];
@@ -244,11 +247,22 @@ static void test_keys64(mct_backend_t b, mct_method_t m, int width) {
     }
     for (int j = 0; j < GROUPS * width; ++j) values[j] = (double)(next_u64() % 1000) / 8.0; /* exact sums */
     mct_tally_t t64 = make(b, m, MCT_DTYPE_F64, CELLS * width), t32 = make(b, m, MCT_DTYPE_F64, CELLS * width);
-    ASSERT_TRUE(t64 && t32);
-    ASSERT_STATUS(mct_tally_add_device_keys(t64, keys64, MCT_KEY_I64, values, GROUPS, width, GROUPS), MCT_STATUS_SUCCESS);
-    ASSERT_STATUS(mct_tally_add_device_keys(t32, keys32, MCT_KEY_U32, values, GROUPS, width, GROUPS), MCT_STATUS_SUCCESS);
-    ASSERT_STATUS(mct_tally_add_device_keys(t64, keys64, (mct_key_type_t)7, values, GROUPS, width, GROUPS),
-                  MCT_STATUS_INVALID_VALUE);
+    if (!t64 || !t32) { /* no such backend here (cuda without a GPU) */
+        mct_tally_destroy(t64), mct_tally_destroy(t32);
+        return;
+    }
+    if (host) {
+        ASSERT_STATUS(mct_tally_add_keys(t64, keys64, MCT_KEY_I64, values, GROUPS), MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(mct_tally_add(t32, keys32, values, GROUPS), MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(mct_tally_add_keys(t64, keys64, (mct_key_type_t)7, values, GROUPS), MCT_STATUS_INVALID_VALUE);
+    } else {
+        ASSERT_STATUS(mct_tally_add_device_keys(t64, keys64, MCT_KEY_I64, values, GROUPS, width, GROUPS),
+                      MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(mct_tally_add_device_keys(t32, keys32, MCT_KEY_U32, values, GROUPS, width, GROUPS),
+                      MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(mct_tally_add_device_keys(t64, keys64, (mct_key_type_t)7, values, GROUPS, width, GROUPS),
+                      MCT_STATUS_INVALID_VALUE);
+    }
     ASSERT_STATUS(mct_tally_end_batch(t64, 1), MCT_STATUS_BIN_OUT_OF_RANGE);
     ASSERT_STATUS(mct_tally_end_batch(t32, 1), MCT_STATUS_BIN_OUT_OF_RANGE);
     static double a[CELLS * 4], c[CELLS * 4];
@@ -268,11 +282,16 @@ static void test_keys64(mct_backend_t b, mct_method_t m, int width) {
 
 int main(void) {
     for (int w = 1; w <= 4; w += 3) {
-        test_keys64(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, w);
-        test_keys64(MCT_BACKEND_CPU, MCT_METHOD_FIXED, w);
-        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_BLOCK_REDUCE, w);
-        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_FIXED, w);
-        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_WAG, w);
+        test_keys64(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC, w, 0);
+        test_keys64(MCT_BACKEND_CPU, MCT_METHOD_FIXED, w, 0);
+        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_BLOCK_REDUCE, w, 0);
+        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_FIXED, w, 0);
+        test_keys64(MCT_BACKEND_EMULATED, MCT_METHOD_WAG, w, 0);
+    }
+    const mct_backend_t every[] = {MCT_BACKEND_CPU, MCT_BACKEND_EMULATED, MCT_BACKEND_CUDA};
+    for (int b = 0; b < 3; ++b) {
+        test_keys64(every[b], MCT_METHOD_ATOMIC, 1, 1);
+        test_keys64(every[b], MCT_METHOD_FIXED, 1, 1);
     }
     test_add_device(MCT_BACKEND_CPU, MCT_METHOD_ATOMIC);
     test_add_device(MCT_BACKEND_CPU, MCT_METHOD_SORT_REDUCE);
