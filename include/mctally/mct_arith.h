@@ -82,11 +82,6 @@ MCT_INLINE MCT_HD unsigned mct_arith_u64_from_f64(double v, uint64_t* out) {
     return 0;
 }
 
-/** a + b for the integer bin types, wrapping (no undefined behaviour), with
- * *overflow set when the exact sum leaves the type's range: for i32 when a and
- * b have one sign and the result the other, for u64 when the add carries. The
- * same test on (old, v) finds the overflow of an atomic add from the old value
- * it returns, with no further memory traffic. */
 /** A 64-bit signed key as the 32-bit key the adds read: itself when it lies in
  * [0, 2^32), else 2^32 - 1, a key past any tally's bins (at most 2^31) and past
  * any group's first bin (key * width), so it is dropped and flagged as out of
@@ -95,6 +90,11 @@ MCT_INLINE MCT_HD uint32_t mct_arith_key_from_i64(int64_t key) {
     return (uint64_t)key <= UINT32_MAX ? (uint32_t)key : UINT32_MAX;
 }
 
+/** a + b for the integer bin types, wrapping (no undefined behaviour), with
+ * *overflow set when the exact sum leaves the type's range: for i32 when a and
+ * b have one sign and the result the other, for u64 when the add carries. The
+ * same test on (old, v) finds the overflow of an atomic add from the old value
+ * it returns, with no further memory traffic. */
 MCT_INLINE MCT_HD int32_t mct_arith_add_i32(int32_t a, int32_t b, int* overflow) {
     const int32_t r = (int32_t)((uint32_t)a + (uint32_t)b);
     *overflow = ((a ^ r) & (b ^ r)) < 0;
