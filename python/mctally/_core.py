@@ -516,15 +516,15 @@ def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[
             st = e.ext.add_take(keys, values, res)
         elif dev is None:  # PyTorch CPU tensors
             st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CPU, 0, res.data_ptr(),
-                                         keys.dtype is _arrays.torch_info().i64)
+                                         _arrays.keys64(keys, lib))
         else:  # GPU arrays on the cuda backend, on the caller's stream
             e.tally._use_stream(keys, lib, dev, "scatter_add")
             if lib == "torch":
                 st = e.ext.add_take_pointers(keys.data_ptr(), values.data_ptr(), n, _DL_CUDA, dev, res.data_ptr(),
-                                             keys.dtype is _arrays.torch_info().i64)
+                                             _arrays.keys64(keys, lib))
             else:
                 st = e.ext.add_take_pointers(keys.data.ptr, values.data.ptr, n, _DL_CUDA, dev, res.data.ptr,
-                                             keys.dtype.itemsize == 8)
+                                             _arrays.keys64(keys, lib))
     except BaseException:
         e.close()
         cache._give(key, None, hit)
