@@ -131,9 +131,8 @@ typedef struct {
  * column (its values are f64): kahan is taken as 0.6 x wib (warp aggregation
  * then a 64-bit CAS of the pair; in bench/results/2026-11-22-h100-tally-only.md
  * f32 kahan runs at 0.62 x f64 wib) and kahan_naive as cas (a CAS loop per value).
- * fixed, since it keeps block_reduce's modes: H200 (bench/results/
- * 2026-11-28-h200-fixed-modes.md, "after") times the H100/H200 ratio of
- * block_reduce in the same cell. Columns: atomic shared warp_reduce
+ * fixed (block modes): bench/results/2026-11-28-h200-fixed-modes.md,
+ * "Planner rows". Columns: atomic shared warp_reduce
  * block_reduce replicated cas wag wib wag_match kahan kahan_naive fixed
  * sort_reduce. */
 enum { ROW_UNIFORM, ROW_SORTED, ROW_HOT, ROW_PATTERNS };
@@ -170,9 +169,8 @@ static const gups_row_t grouped_rows[2] = {
 /* Adds from the caller's kernels, H100, in seconds of a whole run and the adds
  * it made. Up to 8 bins: Liu's test 1, where the tally is the kernel's whole
  * work (1e8 updates, paper launch): bench/results/2026-11-22-h100-tally-only.md
- * (kahan is its f32 row; kahan_naive has none and is taken as cas; fixed in its
- * block modes: 2026-11-28-h200-fixed-modes.md's H200 time times the H100/H200
- * ratio of block_reduce). More bins:
+ * (kahan is its f32 row; kahan_naive has none and is taken as cas; fixed:
+ * 2026-11-28-h200-fixed-modes.md, "Planner rows"). More bins:
  * the water phantom's Table II (4e6 histories, adds = runs: 13 per history at
  * 10^3 voxels, 46 at 100^3): bench/results/2026-11-24-h100-phantom-r7.md, with
  * the "slow (~T s predicted)" cells as T. At 2^3 voxels the phantom ranks
