@@ -45,6 +45,13 @@ extern "C" {
  * the calls that allocate. */
 #define MCT_DEVICE_CURRENT (-1)
 
+/** The range of mct_tally_desc_t.fixed_frac_bits: the scale 2^N and its
+ * inverse are normal doubles, so a value's conversion (v * 2^N, rounded) and
+ * a sum's read-back (x / 2^N) are one exact scaling each, and every int64 sum
+ * reads back finite (2^63 * 2^960 < DBL_MAX). */
+#define MCT_FIXED_FRAC_BITS_MIN (-960)
+#define MCT_FIXED_FRAC_BITS_MAX 1022
+
 /** Everything needed to create a tally. Fill with mct_tally_desc_init first. */
 typedef struct {
     int64_t bins;          /**< number of bins, 1 <= bins <= 2^31 */
@@ -53,11 +60,13 @@ typedef struct {
     mct_backend_t backend; /**< where the tally lives; AUTO picks CUDA when a GPU is present */
     int device;            /**< CUDA device ordinal, or MCT_DEVICE_CURRENT (default): the device current on
                                 the calling thread, which the library then never changes (CUDA backend only) */
-    int fixed_frac_bits;   /**< fixed: values are stored as round(v * 2^fixed_frac_bits), 0..62 (default 32) */
+    int fixed_frac_bits;   /**< fixed: values are stored as round(v * 2^fixed_frac_bits), MCT_FIXED_FRAC_BITS_MIN ..
+                                MCT_FIXED_FRAC_BITS_MAX (default 32): above 62 for values far below 1 (energies in
+                                joules, doses per history), below 0 for sums past 2^62 */
     double fixed_bound;    /**< fixed: the largest |sum| a bin may reach in one batch, where the caller knows a
                                 bound but no scale; > 0 sets fixed_frac_bits to the most fraction bits that keep
-                                it below 2^62 (one bit of headroom; mct_tally_get_desc reports them), 0 (default):
-                                fixed_frac_bits as given. At most 2^62 - 1. */
+                                it below 2^62 (one bit of headroom; mct_tally_get_desc reports them), clamped to
+                                the range of fixed_frac_bits; 0 (default): fixed_frac_bits as given. Finite. */
     int64_t pair_capacity; /**< sort_reduce: (bin, value) pairs a batch may append (default 2^24) */
 
     /* What the caller needs: every method, planned or named, must meet it. */

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import math
 import threading
+import warnings
 from collections import OrderedDict
 from typing import Any, Dict, Hashable, Optional, Tuple
 
@@ -62,6 +63,24 @@ def _bins_arg(bins: Any) -> int:
     return int(bins)
 
 
+def _frac_bits_arg(bits: Any) -> int:
+    if not isinstance(bits, (int, np.integer)) or isinstance(bits, bool):
+        raise MctallyError("INVALID_VALUE", f"frac_bits must be an integer, got {bits!r}")
+    if not _ext.FIXED_FRAC_BITS_MIN <= bits <= _ext.FIXED_FRAC_BITS_MAX:
+        raise MctallyError("INVALID_VALUE", f"frac_bits {bits}: expected {_ext.FIXED_FRAC_BITS_MIN} .. "
+                                            f"{_ext.FIXED_FRAC_BITS_MAX}")
+    return int(bits)
+
+
+def _histories_arg(histories: Any) -> int:
+    """A whole number of histories: an integer, or a float that is one (1e6)."""
+    if isinstance(histories, (int, np.integer)) and not isinstance(histories, bool):
+        return int(histories)
+    if isinstance(histories, (float, np.floating)) and math.isfinite(histories) and float(histories).is_integer():
+        return int(histories)
+    raise MctallyError("INVALID_VALUE", f"end_batch: histories must be a whole number, got {histories!r}")
+
+
 def methods() -> Tuple[str, ...]:
     """The concrete tally methods, in the C enum's order (``mctally methods``)."""
     return tuple(_ext.method_names())
@@ -89,7 +108,8 @@ class Tally:
         determinism: the least determinism the results must have: ``None``
             (``"not_guaranteed"``), ``"run_to_run"`` or ``"bitwise"``.
         device: CUDA device ordinal (cuda backend).
-        frac_bits: ``fixed``: values are stored as round(v * 2^frac_bits), 0..62 (C default 32).
+        frac_bits: ``fixed``: values are stored as round(v * 2^frac_bits), -960 .. 1022
+            (C default 32; above 62 for values far below 1, below 0 for sums past 2^62).
         width: components per key of :meth:`add_grouped` (a planning hint).
         max_rel_loss, adds_per_bin: float tallies: the largest relative rounding loss
             accepted per bin and the adds a bin takes per batch (planner needs).
@@ -136,7 +156,7 @@ class Tally:
         _check(
             self._t.create(
                 int(bins), dtype, method, backend, int(device),
-                -1 if frac_bits is None else int(frac_bits), int(pair_capacity),
+                None if frac_bits is None else _frac_bits_arg(frac_bits), int(pair_capacity),
                 determinism or "not_guaranteed", float(max_rel_loss), float(adds_per_bin), plan,
                 sample, key_pattern, int(width), float(plan_budget_s), wisdom or "",
             ),
@@ -273,7 +293,7 @@ class Tally:
         stream). The batch is folded whatever it held; then a dropped key
         raises ``BIN_OUT_OF_RANGE``, a fixed-point overflow ``OVERFLOW`` and a
         NaN or infinity ``NONFINITE_VALUE``."""
-        _check(self._t.end_batch(int(histories)), f"end_batch({histories})")
+        _check(self._t.end_batch(_histories_arg(histories)), f"end_batch({histories})")
 
     # -- results -----------------------------------------------------------------
     def results(self) -> Tuple[np.ndarray, np.ndarray]:
@@ -320,12 +340,19 @@ class Tally:
 def _frac_bits_for(values: Any, lib: str, n: int) -> int:
     """The most fraction bits that keep any partial sum inside int64 with a
     factor 2 to spare, from n * max|v| >= sum |v| (order-free, so the choice is
-    the same on every device and run)."""
-    bound = n * _arrays.abs_max(values, lib)
+    the same on every device and run), whatever the values' magnitude. Values
+    that round to 0 even so (every |v| at most half a unit at the largest
+    scale) are said in a RuntimeWarning, not silently summed to 0."""
+    top = _arrays.abs_max(values, lib)
+    bound = n * top
     if bound == 0.0 or not math.isfinite(bound):
         return 32
-    bits = math.floor(62.0 - math.log2(bound)) - 1
-    return max(0, min(62, bits))
+    lo, hi = _ext.FIXED_FRAC_BITS_MIN, _ext.FIXED_FRAC_BITS_MAX
+    bits = max(lo, min(hi, math.floor(62.0 - math.log2(bound)) - 1))
+    if math.ldexp(top, bits) <= 0.5:
+        warnings.warn(f"scatter_add(deterministic=True): every value is at most {top:g} and rounds to 0 in fixed "
+                      f"point with {bits} fraction bits; use a float method to keep them", RuntimeWarning, stacklevel=3)
+    return bits
 
 
 # ---- scatter_add: tallies kept between calls, read on the device ---------------
@@ -554,6 +581,16 @@ def _scatter_add_batch(lib: str, keys: Any, values: Any, n: int, key: Tuple) -> 
     return _arrays.to_library(host, lib, values) if lib in ("torch", "cupy") else host
 
 
+def _check_out(out: Any, bins: int) -> None:
+    """scatter_add's out, before any work: an array of bins elements that can be written."""
+    shape = getattr(out, "shape", None)
+    if shape is None or tuple(shape) != (bins,):
+        raise MctallyError("INVALID_VALUE", f"scatter_add: out must be an array of shape ({bins},), got "
+                                            f"{'shape ' + str(tuple(shape)) if shape is not None else type(out).__name__}")
+    if isinstance(out, np.ndarray) and not out.flags.writeable:
+        raise MctallyError("INVALID_VALUE", "scatter_add: out is read-only")
+
+
 def _fill_out(out: Any, res: Any, lib: str) -> None:
     """out[...] = res across libraries and devices."""
     olib = _arrays.library_of(out)
@@ -611,6 +648,8 @@ def scatter_add(
         bins = _bins_arg(bins)
     if backend == "auto":
         backend = "cpu" if dev is None else "cuda"
+    if out is not None:
+        _check_out(out, bins)
     det = None
     if deterministic:
         if method not in ("auto", "fixed"):

@@ -252,6 +252,8 @@ NB_MODULE(_mctally, m) {
     m.doc() = "Low-level binding of the mctally C API; use the mctally package instead.";
 
     m.def("version", []() { return std::string(mct_version()); });
+    m.attr("FIXED_FRAC_BITS_MIN") = MCT_FIXED_FRAC_BITS_MIN;
+    m.attr("FIXED_FRAC_BITS_MAX") = MCT_FIXED_FRAC_BITS_MAX;
     m.def("status_name", [](int st) { return std::string(mct_status_name((mct_status_t)st)); });
     m.def("status_string", [](int st) { return std::string(mct_status_string((mct_status_t)st)); });
     m.def("last_message", []() { return g_message; });
@@ -284,7 +286,7 @@ NB_MODULE(_mctally, m) {
         //        max_rel_loss, adds_per_bin, plan_mode, key_sample, key_pattern, width, plan_budget_s, wisdom_path)
         .def("create",
              [](Tally& s, int64_t bins, const std::string& dtype, const std::string& method, const std::string& backend,
-                int device, int frac_bits, int64_t pair_capacity, const std::string& determinism, double max_rel_loss,
+                int device, std::optional<int> frac_bits, int64_t pair_capacity, const std::string& determinism, double max_rel_loss,
                 double adds_per_bin, const std::string& plan_mode,
                 std::optional<nb::ndarray<const uint32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>> key_sample,
                 const std::string& key_pattern, int width, double plan_budget_s, const std::string& wisdom_path) -> int {
@@ -306,7 +308,7 @@ NB_MODULE(_mctally, m) {
                  if ((st = mct_key_pattern_from_name(key_pattern.c_str(), &d.key_pattern)))
                      return fail(st, "key_pattern '" + key_pattern + "': expected unknown, uniform, sorted, hot or few");
                  d.device = device;
-                 if (frac_bits >= 0) d.fixed_frac_bits = frac_bits;
+                 if (frac_bits) d.fixed_frac_bits = *frac_bits;
                  if (pair_capacity > 0) d.pair_capacity = pair_capacity;
                  d.max_rel_loss = max_rel_loss;
                  d.adds_per_bin = adds_per_bin;

@@ -4,6 +4,7 @@
  * shared copies and replicas), and the ranking of the admissible ones by
  * estimate, measurement or saved wisdom (mct_plan.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -717,12 +718,18 @@ mct_status_t mct__plan_explain(const mct_tally_desc_t* desc, const char* device_
 }
 
 void mct__fixed_bound_resolve(mct_tally_desc_t* d) {
-    /* The most fraction bits f <= 62 with bound * 2^f < 2^62, so a bin may
-     * still reach twice the bound before its int64 overflows (and OVERFLOW is
-     * raised, not wrapped). */
-    if (d->fixed_bound > 0.0)
-        for (d->fixed_frac_bits = 62; d->fixed_frac_bits > 0 && !(ldexp(d->fixed_bound, d->fixed_frac_bits) < 0x1p62);)
-            --d->fixed_frac_bits;
+    /* The most fraction bits f with bound * 2^f < 2^62, so a bin may still
+     * reach twice the bound before its int64 overflows (and OVERFLOW is
+     * raised, not wrapped): bound = m 2^e with 0.5 <= m < 1 gives f = 62 - e,
+     * clamped to the range of fixed_frac_bits. */
+    if (d->fixed_bound > 0.0) {
+        int e = 0;
+        (void)frexp(d->fixed_bound, &e);
+        const int f = 62 - e;
+        d->fixed_frac_bits = f < MCT_FIXED_FRAC_BITS_MIN   ? MCT_FIXED_FRAC_BITS_MIN
+                             : f > MCT_FIXED_FRAC_BITS_MAX ? MCT_FIXED_FRAC_BITS_MAX
+                                                           : f;
+    }
 }
 
 mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
@@ -733,7 +740,7 @@ mct_status_t mct_plan(const mct_tally_desc_t* desc, mct_plan_info_t* info) {
     if (desc->bins < 1 || desc->bins > (INT64_C(1) << 31)) return MCT_STATUS_INVALID_VALUE;
     mct_status_t st = mct__plan_validate(desc);
     if (st) return st;
-    if (!(desc->fixed_bound >= 0.0 && desc->fixed_bound < 0x1p62)) return MCT_STATUS_INVALID_VALUE;
+    if (!(desc->fixed_bound >= 0.0 && desc->fixed_bound <= DBL_MAX)) return MCT_STATUS_INVALID_VALUE;
     mct_tally_desc_t d = *desc;
     mct__fixed_bound_resolve(&d);
     d.backend = mct__backend_resolve(d.backend, d.device);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file tally.c  The tally handle: creation, device views, batch folding and
  * results. Written once against the backend interface (backend.h). */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +90,9 @@ static mct_status_t validate_desc(const mct_tally_desc_t* d) {
     if ((unsigned)d->dtype >= MCT_DTYPE_COUNT) return MCT_STATUS_UNKNOWN_DTYPE;
     if ((unsigned)d->backend >= MCT_BACKEND_COUNT) return MCT_STATUS_UNKNOWN_BACKEND;
     if (d->bins < 1 || d->bins > MCT_MAX_BINS || d->device < MCT_DEVICE_CURRENT) return MCT_STATUS_INVALID_VALUE;
-    if (d->fixed_frac_bits < 0 || d->fixed_frac_bits > 62) return MCT_STATUS_INVALID_VALUE;
-    if (!(d->fixed_bound >= 0.0 && d->fixed_bound < 0x1p62)) return MCT_STATUS_INVALID_VALUE;
+    if (d->fixed_frac_bits < MCT_FIXED_FRAC_BITS_MIN || d->fixed_frac_bits > MCT_FIXED_FRAC_BITS_MAX)
+        return MCT_STATUS_INVALID_VALUE;
+    if (!(d->fixed_bound >= 0.0 && d->fixed_bound <= DBL_MAX)) return MCT_STATUS_INVALID_VALUE;
     if ((d->method == MCT_METHOD_SORT_REDUCE || d->method == MCT_METHOD_AUTO) &&
         (d->pair_capacity < 1 || d->pair_capacity > (INT64_C(1) << 40)))
         return MCT_STATUS_INVALID_VALUE;

@@ -181,7 +181,7 @@ static int parse_entry(const mct__json_t* j, wisdom_entry_t* e) {
         !get_number(j, "seconds_per_update", &spu) || !get_int(j, "cc", 0, 10000, &cc) ||
         !get_int(j, "bins_log2", 0, 31, &bins_log2) || !get_int(j, "width", 1, 1 << 20, &width) ||
         !get_int(j, "adds_log2", -1, 64, &adds_log2) || !get_int(j, "method_mask", 0, 4294967295.0, &mask) ||
-        !get_int(j, "fixed_frac_bits", 0, 62, &frac))
+        !get_int(j, "fixed_frac_bits", MCT_FIXED_FRAC_BITS_MIN, MCT_FIXED_FRAC_BITS_MAX, &frac))
         return 0;
     snprintf(k->device, sizeof k->device, "%s", device);
     k->cc = (int)cc, k->bins_log2 = (int)bins_log2, k->width = (int)width, k->adds_log2 = (int)adds_log2;

@@ -112,8 +112,9 @@ for b in cpu emulated; do
     expect_error i32_overflow_$b "integer overflow" --bins 100 --keys "$work/two.keys" --values "$work/big.values" --dtype i32 --backend $b
     expect_error u64_negative_$b "integer overflow" --bins 100 --keys "$work/two.keys" --values "$work/neg.values" --dtype u64 --backend $b
 done
-# Values whose total passes the double range: the default fraction bits stay defined (0) and fixed reports the overflow.
-expect_error fixed_default_bits_huge "fixed-point overflow with 0 fraction bits" --bins 100 --keys "$work/two.keys" --values "$work/huge.values" --method fixed --backend cpu
+# Values whose total passes the double range: the default fraction bits stay defined (the fewest, -960) and fixed
+# reports the overflow (a sum past 2^63 units would not read back finite).
+expect_error fixed_default_bits_huge "fixed-point overflow with -960 fraction bits" --bins 100 --keys "$work/two.keys" --values "$work/huge.values" --method fixed --backend cpu
 # An output path that cannot be written is refused before any work.
 if "$MCT" accumulate --bins 100 --keys "$work/two.keys" --values "$work/two.values" --out "$work/no/dir/x.out" \
     >/dev/null 2>"$work/err"; then

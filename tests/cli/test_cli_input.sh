@@ -115,4 +115,41 @@ else
     fail "fixed_underflow: $(cat "$work/stderr")"
 fi
 
+# fixed at any magnitude: the default bits follow the data (1e-17 J: more than 62; 1e25: fewer than 0), the
+# total keeps ~61 bits, nothing is warned; --frac-bits outside -960 .. 1022 is refused.
+python3 - "$work" <<'PY'
+import struct, sys
+w = sys.argv[1]
+open(f"{w}/mag.keys", "wb").write(struct.pack("<3I", 0, 0, 1))
+for name, scale in (("small", 1e-17), ("large", 1e25)):
+    open(f"{w}/mag_{name}.values", "wb").write(struct.pack("<3d", 1.5 * scale, 2.25 * scale, 3.0 * scale))
+PY
+for name in small large; do
+    if "$MCT" accumulate --bins 2 --keys "$work/mag.keys" --values "$work/mag_$name.values" --out "$work/mag_$name.out" \
+        --method fixed --backend cpu >/dev/null 2>"$work/stderr" && [ ! -s "$work/stderr" ] &&
+        python3 - "$work" "$name" <<'PY'
+import json, struct, sys
+w, name = sys.argv[1], sys.argv[2]
+j = json.load(open(f"{w}/mag_{name}.out.json"))
+v = struct.unpack("<3d", open(f"{w}/mag_{name}.values", "rb").read())
+got = struct.unpack("<2d", open(f"{w}/mag_{name}.out", "rb").read())
+bits = j["fixed_frac_bits"]
+assert (bits > 62) if name == "small" else (bits < 0), bits
+assert j["values_rounded_to_zero"] == 0
+# each value rounds once to 2^-bits: the sums within a unit per value of the exact ones
+unit = 2.0 ** -bits
+assert abs(got[0] - (v[0] + v[1])) <= 2 * unit and abs(got[1] - v[2]) <= unit, (got, v, bits)
+assert abs(got[0] - (v[0] + v[1])) <= 1e-15 * (v[0] + v[1])
+PY
+    then
+        echo "ok: fixed_magnitude_$name"
+    else
+        fail "fixed_magnitude_$name: $(cat "$work/stderr")"
+    fi
+done
+for b in -961 1023; do
+    expect_error "frac_bits_$b" "--frac-bits $b: expected a whole number -960 .. 1022" accumulate --bins 2 \
+        --keys "$work/mag.keys" --values "$work/mag_small.values" --method fixed --frac-bits "$b"
+done
+
 [ "$failures" -eq 0 ] && echo "all input checks passed" || { echo "$failures failures"; exit 1; }

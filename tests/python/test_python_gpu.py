@@ -46,12 +46,16 @@ class TestTorch:
             mctally.scatter_add(bad, values, bins)
         assert e.value.name == "BIN_OUT_OF_RANGE"
 
-    def test_deterministic_bitwise_equal_to_cpu(self):
+    @pytest.mark.parametrize("scale", [1e3, 1e-17, 1e-250, 1e290])
+    def test_deterministic_bitwise_equal_to_cpu(self, scale):
+        """The same bits as NumPy on the CPU at any magnitude (fraction bits
+        from -960 to 1022, chosen from the data)."""
         keys, _, bins = self.data()
-        values = torch.randn(keys.numel(), device="cuda", dtype=torch.float64) * 1e3
+        values = torch.randn(keys.numel(), device="cuda", dtype=torch.float64) * scale
         a = mctally.scatter_add(keys, values, bins, deterministic=True)
         b = mctally.scatter_add(keys.cpu().numpy(), values.cpu().numpy(), bins, deterministic=True)
         assert np.array_equal(a.cpu().numpy().view(np.uint64), b.view(np.uint64))
+        assert float(a.abs().max()) > 0.0
 
     def test_on_a_side_stream_and_tally(self):
         keys, values, bins = self.data()

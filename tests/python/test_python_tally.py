@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """mctally.Tally and mctally.scatter_add on the host backends against the C API
 (the CLI's accumulate) and exact references."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -214,6 +216,18 @@ def test_bad_arguments():
         (lambda: mctally.Tally(4, method="shared", backend="cpu"), "NOT_SUPPORTED", "cannot serve"),
         (lambda: mctally.scatter_add(np.array([0]), np.ones(1), 3, method="atomic", deterministic=True),
          "UNSATISFIABLE", "fixed"),
+        (lambda: mctally.Tally(4, method="fixed", frac_bits=2.5), "INVALID_VALUE", "frac_bits must be an integer"),
+        (lambda: mctally.Tally(4, method="fixed", frac_bits=True), "INVALID_VALUE", "frac_bits must be an integer"),
+        (lambda: mctally.Tally(4, method="fixed", frac_bits=1023), "INVALID_VALUE", "-960 .. 1022"),
+        (lambda: mctally.Tally(4, method="fixed", frac_bits=-961), "INVALID_VALUE", "-960 .. 1022"),
+        (lambda: mctally.Tally(4, method="fixed", frac_bits=2**40), "INVALID_VALUE", "-960 .. 1022"),
+        (lambda: mctally.Tally(4, backend="cpu").end_batch(2.5), "INVALID_VALUE", "whole number"),
+        (lambda: mctally.Tally(4, backend="cpu").end_batch(float("inf")), "INVALID_VALUE", "whole number"),
+        (lambda: mctally.Tally(4, backend="cpu").end_batch("3"), "INVALID_VALUE", "whole number"),
+        (lambda: mctally.scatter_add(np.array([0]), np.ones(1), 3, out=np.zeros(2)), "INVALID_VALUE", "shape (3,)"),
+        (lambda: mctally.scatter_add(np.array([0]), np.ones(1), 3, out=[0.0] * 3), "INVALID_VALUE", "shape (3,)"),
+        (lambda: mctally.scatter_add(np.array([0]), np.ones(1), 3, out=_read_only(np.zeros(3))), "INVALID_VALUE",
+         "read-only"),
     ]
     for call, name, text in cases:
         if name is None:
@@ -223,6 +237,55 @@ def test_bad_arguments():
             call()
         assert e.value.name == name, (name, str(e.value))
         assert text in str(e.value), (text, str(e.value))
+
+
+def _read_only(a):
+    a.setflags(write=False)
+    return a
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+@pytest.mark.parametrize("scale", [1e-17, 1e-250, 1e25, 1e290])
+def test_deterministic_at_any_magnitude(rng, backend, scale):
+    """deterministic=True takes its fraction bits from the data whatever its
+    magnitude (above 62 for values far below 1, below 0 for large ones), so the
+    sums keep ~61 bits: within n * 2^-61 of the largest |sum| of the exact sums,
+    the same bits on both host backends, nothing warned."""
+    n, bins = 5000, 37
+    keys = rng.integers(0, bins, n)
+    values = rng.exponential(1.0, n) * rng.choice([-1.0, 1.0], n) * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = mctally.scatter_add(keys, values, bins, deterministic=True, backend=backend)
+        other = mctally.scatter_add(keys, values, bins, deterministic=True, backend=HOST_BACKENDS[0])
+    assert np.array_equal(got.view(np.uint64), other.view(np.uint64))
+    exact = np.zeros(bins, dtype=np.longdouble)
+    np.add.at(exact, keys, values.astype(np.longdouble))
+    bound = n * np.max(np.abs(values))  # what the fraction bits are chosen from
+    assert np.max(np.abs(got - exact.astype(np.float64))) <= n * bound * 2.0 ** -60
+    assert np.max(np.abs(got)) > 0.0
+
+
+def test_deterministic_warns_when_every_value_rounds_to_zero():
+    """Values too small for the finest fixed-point scale (2^-1022 units) all
+    round to 0: said in a RuntimeWarning, not silently returned as zeros."""
+    values = np.array([5e-324, 1e-310, -2e-320])
+    with pytest.warns(RuntimeWarning, match="rounds to 0 in fixed point with 1022 fraction bits"):
+        got = mctally.scatter_add(np.array([0, 1, 1]), values, 2, deterministic=True, backend="cpu")
+    assert np.array_equal(got, np.zeros(2))
+
+
+def test_fixed_frac_bits_outside_0_62():
+    """Negative and large fraction bits are scales like any other: the same
+    bits on both host backends, each value rounded once to 2^-frac_bits."""
+    keys = np.array([0, 1, 1, 0])
+    for bits, values in ((-20, np.array([3e9, 2.5e12, -1e7, 4.2e15])), (90, np.array([3e-20, 1.5e-21, -7e-22, 2e-24]))):
+        res = [mctally.scatter_add(keys, values, 2, deterministic=True, frac_bits=bits, backend=b) for b in HOST_BACKENDS]
+        assert np.array_equal(res[0].view(np.uint64), res[1].view(np.uint64))
+        want = [values[0] + values[3], values[1] + values[2]]
+        assert np.all(np.abs(res[0] - want) <= 2 * 2.0 ** -bits), (bits, res[0], want)
+        with mctally.Tally(2, method="fixed", frac_bits=bits, backend="cpu") as t:
+            assert t.frac_bits == bits
 
 
 def test_closed_tally():

@@ -200,7 +200,7 @@ typedef struct {
     mct_method_t method;
     mct_backend_t backend;
     mct_dtype_t dtype;
-    int have_dtype, frac_bits;
+    int have_dtype, have_frac_bits, frac_bits;
     uint32_t* keys;  /* n keys, each < bins */
     double* values;  /* n finite values */
     int64_t n;

@@ -32,7 +32,7 @@ static int parse_args(int argc, char** argv, acc_args_t* a) {
     memset(a, 0, sizeof *a);
     a->method = MCT_METHOD_AUTO;
     a->backend = MCT_BACKEND_AUTO;
-    a->frac_bits = -1;
+    a->have_frac_bits = 0;
     for (int i = 0; i < argc; ++i) {
         const char* f = argv[i];
         if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
@@ -55,8 +55,10 @@ static int parse_args(int argc, char** argv, acc_args_t* a) {
             if (mct_dtype_from_name(v, &a->dtype)) return mct_cli_error("--dtype %s: unknown type (i32, u64, f32, f64)", v);
             a->have_dtype = 1;
         } else if (!strcmp(f, "--frac-bits")) {
-            if (mct_cli_parse_i64(v, 0, 62, &x)) return mct_cli_error("--frac-bits %s: expected a whole number 0 .. 62", v);
-            a->frac_bits = (int)x;
+            if (mct_cli_parse_i64(v, MCT_FIXED_FRAC_BITS_MIN, MCT_FIXED_FRAC_BITS_MAX, &x))
+                return mct_cli_error("--frac-bits %s: expected a whole number %d .. %d", v, MCT_FIXED_FRAC_BITS_MIN,
+                                     MCT_FIXED_FRAC_BITS_MAX);
+            a->frac_bits = (int)x, a->have_frac_bits = 1;
         } else return mct_cli_error("accumulate: unknown option '%s' (try: mctally accumulate --help)", f);
     }
     if (!a->bins) return mct_cli_error("accumulate: --bins is required");
@@ -111,15 +113,18 @@ static int check_data(const acc_args_t* a, const uint32_t* keys, const double* v
 }
 
 /* The largest scale that keeps any partial sum of the data inside int64 with a
- * factor 2 to spare: sum |v| * 2^bits < 2^62. The bit count is clamped in
- * double before it becomes an int: a total past the double range (Inf) or
- * below 2^-62 stays defined (0 and 62 bits). */
+ * factor 2 to spare: sum |v| * 2^bits < 2^62, whatever the data's magnitude
+ * (negative bits for totals past 2^62, more than 62 for totals far below 1).
+ * The bit count is clamped in double before it becomes an int, so a total
+ * past the double range (Inf) stays defined. */
 static int default_frac_bits(const double* values, int64_t n) {
     double total = 0.0;
     for (int64_t i = 0; i < n; ++i) total += fabs(values[i]);
     if (total == 0.0) return 32;
     const double bits = floor(62.0 - log2(total)) - 1.0;
-    return !(bits > 0.0) ? 0 : (bits > 62.0 ? 62 : (int)bits);
+    return !(bits > MCT_FIXED_FRAC_BITS_MIN) ? MCT_FIXED_FRAC_BITS_MIN
+           : bits > MCT_FIXED_FRAC_BITS_MAX  ? MCT_FIXED_FRAC_BITS_MAX
+                                             : (int)bits;
 }
 
 /* FILE and FILE.json as one output set: neither is in place unless both are
@@ -154,7 +159,7 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     mct_tally_desc_t d;
     mct_tally_desc_init(&d);
     d.bins = a->bins, d.method = a->method, d.dtype = a->dtype, d.backend = a->backend;
-    d.fixed_frac_bits = a->frac_bits >= 0 ? a->frac_bits : default_frac_bits(values, n);
+    d.fixed_frac_bits = a->have_frac_bits ? a->frac_bits : default_frac_bits(values, n);
     if (d.method == MCT_METHOD_SORT_REDUCE || d.method == MCT_METHOD_AUTO) d.pair_capacity = n;
     /* auto plans with the data's own keys as its sample. */
     d.key_sample = keys;
@@ -200,7 +205,7 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
     if (d.method == MCT_METHOD_FIXED) {
         cJSON_AddNumberToObject(summary, "fixed_frac_bits", d.fixed_frac_bits);
         /* fixed stores round(v * 2^bits): a value of at most half a unit
-         * (subnormals always) becomes 0. Said, not silently dropped. */
+         * becomes 0. Said, not silently dropped. */
         const double half = ldexp(0.5, -d.fixed_frac_bits);
         int64_t zeroed = 0, first = -1;
         for (int64_t i = 0; i < n; ++i)
@@ -211,9 +216,9 @@ static int tally_data(const acc_args_t* a, const uint32_t* keys, const double* v
         cJSON_AddNumberToObject(summary, "values_rounded_to_zero", (double)zeroed);
         if (zeroed)
             fprintf(stderr,
-                    "mctally: warning: %lld non-zero values (the first at item %lld: %g) are at most 2^-%d and round to "
-                    "0 in fixed point with %d fraction bits; use a float method to keep them\n",
-                    (long long)zeroed, (long long)first, values[first], d.fixed_frac_bits + 1, d.fixed_frac_bits);
+                    "mctally: warning: %lld non-zero values (the first at item %lld: %g) are at most 2^%d and round to "
+                    "0 in fixed point with %d fraction bits; use a float method or more --frac-bits to keep them\n",
+                    (long long)zeroed, (long long)first, values[first], -(d.fixed_frac_bits + 1), d.fixed_frac_bits);
     }
     cJSON_AddNumberToObject(summary, "seconds", seconds);
     mct_plan_info_t plan;
