@@ -335,6 +335,14 @@ def overhead(torch, args, device):
     backend = "cuda" if device == "cuda" else "cpu"
     run = call_timer(torch, device)
     c = c_calls(args, backend)
+    # One round of every call first, not recorded: the first n measured would
+    # otherwise also time the process's and the device's warm-up (the peer's
+    # own per-call time showed it too).
+    keys = torch.randint(0, 64, (args.small_n[0],), device=device).to(torch.int32)
+    warm = torch.rand(args.small_n[0], device=device, dtype=torch.float64)
+    python_layer_seconds(run, keys, warm, backend, max(20, args.overhead_reps // 10))
+    measure(run, lambda: torch.zeros(64, dtype=torch.float64, device=device).index_add_(0, keys.long(), warm),
+            max(20, args.overhead_reps // 10))
     for n in args.small_n:
         keys = torch.randint(0, 64, (n,), device=device).to(torch.int32)
         values = torch.rand(n, device=device, dtype=torch.float64)
@@ -385,6 +393,8 @@ def numpy_sweep(args, run):
     rows = []
     run = call_timer(None, "cpu")
     c = c_calls(args, "cpu")
+    warm = rng.integers(0, 64, args.small_n[0]).astype(np.uint32)
+    python_layer_seconds(run, warm, rng.random(args.small_n[0]), "cpu", max(20, args.overhead_reps // 10))  # warm-up
     for n in args.small_n:
         keys = rng.integers(0, 64, n).astype(np.uint32)
         values = rng.random(n)
