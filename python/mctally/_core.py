@@ -63,6 +63,25 @@ def _bins_arg(bins: Any) -> int:
     return int(bins)
 
 
+def _int_arg(name: str, v: Any, lo: int = -(2**63), hi: int = 2**63 - 1) -> int:
+    """An integer argument that fits the C type behind it (the C API checks its own range)."""
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+        raise MctallyError("INVALID_VALUE", f"{name} must be an integer, got {v!r}")
+    if not lo <= v <= hi:
+        raise MctallyError("INVALID_VALUE", f"{name}={v}: out of its valid range")
+    return int(v)
+
+
+def _key_sample_arg(sample: Any) -> np.ndarray:
+    """A planning sample of keys as uint32: integers in [0, 2^32), never wrapped."""
+    a = np.asarray(sample)
+    if a.dtype.kind not in "iu" or a.dtype == np.bool_:
+        raise MctallyError("INVALID_VALUE", f"key_sample must hold integers, got {a.dtype}")
+    if a.size and (int(a.min()) < 0 or int(a.max()) > 0xFFFFFFFF):
+        raise MctallyError("INVALID_VALUE", "key_sample: keys must lie in [0, 2^32)")
+    return np.ascontiguousarray(a, dtype=np.uint32).ravel()
+
+
 def _frac_bits_arg(bits: Any) -> int:
     if not isinstance(bits, (int, np.integer)) or isinstance(bits, bool):
         raise MctallyError("INVALID_VALUE", f"frac_bits must be an integer, got {bits!r}")
@@ -74,11 +93,14 @@ def _frac_bits_arg(bits: Any) -> int:
 
 def _histories_arg(histories: Any) -> int:
     """A whole number of histories: an integer, or a float that is one (1e6)."""
+    h = None
     if isinstance(histories, (int, np.integer)) and not isinstance(histories, bool):
-        return int(histories)
-    if isinstance(histories, (float, np.floating)) and math.isfinite(histories) and float(histories).is_integer():
-        return int(histories)
-    raise MctallyError("INVALID_VALUE", f"end_batch: histories must be a whole number, got {histories!r}")
+        h = int(histories)
+    elif isinstance(histories, (float, np.floating)) and math.isfinite(histories) and float(histories).is_integer():
+        h = int(histories)
+    if h is None or not -(2**63) <= h < 2**63:
+        raise MctallyError("INVALID_VALUE", f"end_batch: histories must be a whole number below 2^63, got {histories!r}")
+    return h
 
 
 def methods() -> Tuple[str, ...]:
@@ -151,14 +173,14 @@ class Tally:
         self._sync_stream: Any = None
         sample = None
         if key_sample is not None:
-            sample = np.ascontiguousarray(np.asarray(key_sample), dtype=np.uint32).ravel()
-        bins = _bins_arg(bins)
+            sample = _key_sample_arg(key_sample)
+        bins = _int_arg("bins", _bins_arg(bins))
         _check(
             self._t.create(
-                int(bins), dtype, method, backend, int(device),
-                None if frac_bits is None else _frac_bits_arg(frac_bits), int(pair_capacity),
+                bins, dtype, method, backend, _int_arg("device", device, -(2**31), 2**31 - 1),
+                None if frac_bits is None else _frac_bits_arg(frac_bits), _int_arg("pair_capacity", pair_capacity),
                 determinism or "not_guaranteed", float(max_rel_loss), float(adds_per_bin), plan,
-                sample, key_pattern, int(width), float(plan_budget_s), wisdom or "",
+                sample, key_pattern, _int_arg("width", width, -(2**31), 2**31 - 1), float(plan_budget_s), wisdom or "",
             ),
             f"Tally(bins={bins}, dtype={dtype!r}, method={method!r}, backend={backend!r})",
         )
