@@ -339,10 +339,9 @@ def overhead(torch, args, device):
     # otherwise also time the process's and the device's warm-up (the peer's
     # own per-call time showed it too).
     keys = torch.randint(0, 64, (args.small_n[0],), device=device).to(torch.int32)
-    warm = torch.rand(args.small_n[0], device=device, dtype=torch.float64)
-    python_layer_seconds(run, keys, warm, backend, max(20, args.overhead_reps // 10))
-    measure(run, lambda: torch.zeros(64, dtype=torch.float64, device=device).index_add_(0, keys.long(), warm),
-            max(20, args.overhead_reps // 10))
+    warm, reps = torch.rand(args.small_n[0], device=device, dtype=torch.float64), max(20, args.overhead_reps // 10)
+    python_layer_seconds(run, keys, warm, backend, reps)
+    measure(run, lambda: torch.zeros(64, dtype=torch.float64, device=device).index_add_(0, keys.long(), warm), reps)
     for n in args.small_n:
         keys = torch.randint(0, 64, (n,), device=device).to(torch.int32)
         values = torch.rand(n, device=device, dtype=torch.float64)

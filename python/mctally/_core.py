@@ -55,20 +55,17 @@ _DL_CPU, _DL_CUDA = 1, 2  # DLPack device types (kDLCPU, kDLCUDA)
 _F64 = np.dtype(np.float64)
 
 
-def _bins_arg(bins: Any) -> int:
-    if type(bins) is int:
-        return bins
-    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool):
-        raise MctallyError("INVALID_VALUE", f"bins must be an integer, got {bins!r}")
-    return int(bins)
+_INT32 = (-(2**31), 2**31 - 1)
 
 
 def _int_arg(name: str, v: Any, lo: int = -(2**63), hi: int = 2**63 - 1) -> int:
-    """An integer argument that fits the C type behind it (the C API checks its own range)."""
-    if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+    """An integer argument within [lo, hi]: by default the int64 the C API
+    takes, whose own range checks then apply; never a bool, a float or a
+    binding's TypeError."""
+    if type(v) is not int and (not isinstance(v, (int, np.integer)) or isinstance(v, bool)):
         raise MctallyError("INVALID_VALUE", f"{name} must be an integer, got {v!r}")
     if not lo <= v <= hi:
-        raise MctallyError("INVALID_VALUE", f"{name}={v}: out of its valid range")
+        raise MctallyError("INVALID_VALUE", f"{name}={v}: expected {lo} .. {hi}")
     return int(v)
 
 
@@ -80,15 +77,6 @@ def _key_sample_arg(sample: Any) -> np.ndarray:
     if a.size and (int(a.min()) < 0 or int(a.max()) > 0xFFFFFFFF):
         raise MctallyError("INVALID_VALUE", "key_sample: keys must lie in [0, 2^32)")
     return np.ascontiguousarray(a, dtype=np.uint32).ravel()
-
-
-def _frac_bits_arg(bits: Any) -> int:
-    if not isinstance(bits, (int, np.integer)) or isinstance(bits, bool):
-        raise MctallyError("INVALID_VALUE", f"frac_bits must be an integer, got {bits!r}")
-    if not _ext.FIXED_FRAC_BITS_MIN <= bits <= _ext.FIXED_FRAC_BITS_MAX:
-        raise MctallyError("INVALID_VALUE", f"frac_bits {bits}: expected {_ext.FIXED_FRAC_BITS_MIN} .. "
-                                            f"{_ext.FIXED_FRAC_BITS_MAX}")
-    return int(bits)
 
 
 def _histories_arg(histories: Any) -> int:
@@ -174,13 +162,15 @@ class Tally:
         sample = None
         if key_sample is not None:
             sample = _key_sample_arg(key_sample)
-        bins = _int_arg("bins", _bins_arg(bins))
+        bins = _int_arg("bins", bins)
+        if frac_bits is not None:
+            frac_bits = _int_arg("frac_bits", frac_bits, _ext.FIXED_FRAC_BITS_MIN, _ext.FIXED_FRAC_BITS_MAX)
         _check(
             self._t.create(
-                bins, dtype, method, backend, _int_arg("device", device, -(2**31), 2**31 - 1),
-                None if frac_bits is None else _frac_bits_arg(frac_bits), _int_arg("pair_capacity", pair_capacity),
+                bins, dtype, method, backend, _int_arg("device", device, *_INT32),
+                frac_bits, _int_arg("pair_capacity", pair_capacity),
                 determinism or "not_guaranteed", float(max_rel_loss), float(adds_per_bin), plan,
-                sample, key_pattern, _int_arg("width", width, -(2**31), 2**31 - 1), float(plan_budget_s), wisdom or "",
+                sample, key_pattern, _int_arg("width", width, *_INT32), float(plan_budget_s), wisdom or "",
             ),
             f"Tally(bins={bins}, dtype={dtype!r}, method={method!r}, backend={backend!r})",
         )
@@ -667,7 +657,7 @@ def scatter_add(
     """
     lib, keys, values, n, dev = _arrays.prepare(keys, values, 1, MctallyError, "scatter_add")
     if type(bins) is not int:
-        bins = _bins_arg(bins)
+        bins = _int_arg("bins", bins)
     if backend == "auto":
         backend = "cpu" if dev is None else "cuda"
     if out is not None:

@@ -32,7 +32,6 @@ static int parse_args(int argc, char** argv, acc_args_t* a) {
     memset(a, 0, sizeof *a);
     a->method = MCT_METHOD_AUTO;
     a->backend = MCT_BACKEND_AUTO;
-    a->have_frac_bits = 0;
     for (int i = 0; i < argc; ++i) {
         const char* f = argv[i];
         if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
