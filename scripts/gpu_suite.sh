@@ -163,14 +163,14 @@ step phantom_fp32 phantom_check fp32 examples/phantom_test2.ini --histories 1e7 
 step phantom_kas phantom_check kas examples/phantom_test2.ini --histories 1e7 --method kahan --dtype f32
 step phantom_photon phantom_check photon examples/phantom_photon.ini --histories 1e7
 fi
-# The phantom's dose physics at large counts (not in the default stages): the four EGSnrc reference
-# beams (examples/phantom_egsnrc_*.ini, data/reference/egsnrc) at MCT_PHYSICS_HISTORIES (1e7) each,
-# every depth within 2 %/1 mm and R50/Rp within 1 % (check_phantom_result.py); R50 of the 10 MeV beam
-# at step fractions 0.01 .. 0.12 (4e5 histories each: R50 to under 0.1 %) within 3 standard errors of
-# the difference; electrons of 4 .. 25 MeV (R50, Rp, R80 growing, within bounds of the CSDA range);
-# photons of 0.5 .. 15 MeV (energy balance, attenuation); then the speed, bench phantom's Table II
-# (histories/s of the FP64 engine at 100^3, the tally overhead). Results: phantom_physics_*.log,
-# bench_phantom_physics.json and .md.
+# The phantom's dose physics at large counts (not in the default stages): every EGSnrc reference beam
+# (data/reference/egsnrc: electrons of 4, 6, 10, 15, 20 and 25 MeV, photons of 0.5, 1.25, 6 and 15 MeV)
+# at MCT_PHYSICS_HISTORIES (1e7) each, in the cubes and slabs of test_phantom_egsnrc, every depth
+# within 2 %/1 mm and R50/Rp within 1 % (check_phantom_result.py); the electron beams' R50, Rp and R80
+# growing with energy within bounds of the CSDA range (check_phantom_physics.py energies); R50 of the
+# 10 MeV beam at step fractions 0.01 .. 0.12 (4e5 histories each: R50 to under 0.1 %) within 3
+# standard errors of the difference; then the speed, bench phantom's Table II (histories/s of the FP64
+# engine at 100^3, the tally overhead). Results: phantom_physics_*.log, bench_phantom_physics.json, .md.
 if stage phantom_physics; then
 PH_N=${MCT_PHYSICS_HISTORIES:-1e7}
 physics_run() { # NAME INI ARGS...: a cuda run into /tmp/mct-physics-NAME
@@ -181,8 +181,21 @@ physics_check() { # NAME INI ARGS...: a cuda run, its result checked and kept
   physics_run "$@" && python3 tests/sim/check_phantom_result.py "/tmp/mct-physics-$1/result.json" &&
     cp "/tmp/mct-physics-$1/result.json" "$OUT/phantom_physics_$1.result.log"
 }
-for b in e10 e20 g1.25 g6; do
-  step "phantom_physics_$b" physics_check "$b" "examples/phantom_egsnrc_$b.ini" --histories "$PH_N" --batches 20
+physics_beam() { # NAME PARTICLE MeV SIZE_CM VOXELS: the pencil beam on water, checked against its reference
+  sed -e "s/^particle = .*/particle = $2/" -e "s/^energy_MeV = .*/energy_MeV = $3/" \
+    -e "s/^size_cm = .*/size_cm = $4/" -e "s/^voxels = .*/voxels = $5/" examples/phantom_egsnrc_e10.ini \
+    >"/tmp/mct-physics-$1.ini" && physics_check "$1" "/tmp/mct-physics-$1.ini" --histories "$PH_N" --batches 20
+}
+step phantom_physics_e4 physics_beam e4 electron 4 4.5 45
+step phantom_physics_e6 physics_beam e6 electron 6 6.5 65
+step phantom_physics_e10 physics_beam e10 electron 10 12 120
+step phantom_physics_e15 physics_beam e15 electron 15 15 150
+step phantom_physics_e20 physics_beam e20 electron 20 20 200
+step phantom_physics_e25 physics_beam e25 electron 25 24 120
+step phantom_physics_energies python3 tests/sim/check_phantom_physics.py energies \
+  /tmp/mct-physics-e{4,6,10,15,20,25}/result.json
+for b in g0.5:0.5 g1.25:1.25 g6:6 g15:15; do
+  step "phantom_physics_${b%%:*}" physics_beam "${b%%:*}" photon "${b#*:}" 40 80
 done
 physics_sweep() { # CHECK INI FROM TO HISTORIES VALUES...: one run per value, the ini's line FROM
   # replaced by TO with @ as the value, then check_phantom_physics.py CHECK over their results
@@ -196,15 +209,6 @@ physics_sweep() { # CHECK INI FROM TO HISTORIES VALUES...: one run per value, th
 }
 step phantom_physics_steps physics_sweep steps examples/phantom_egsnrc_e10.ini "^particle = electron" \
   "particle = electron\nstep_fraction = @" 4e5 0.01 0.02 0.04 0.08 0.12
-step phantom_physics_energies physics_sweep energies examples/phantom_egsnrc_e20.ini "^energy_MeV = 20" \
-  "energy_MeV = @" 1e6 4 6 10 15 20 25
-physics_photons() {
-  for e in 0.5 2 15; do
-    sed "s/^energy_MeV = 6/energy_MeV = $e/" examples/phantom_egsnrc_g6.ini >"/tmp/mct-physics-g$e.ini"
-    physics_check "g$e" "/tmp/mct-physics-g$e.ini" --histories "$PH_N" --batches 20 || return 1
-  done
-}
-step phantom_physics_photons physics_photons
 bench_physics() { # SUFFIX ARGS...: bench phantom's Table II rows of atomic and block_reduce with ARGS
   local json="$OUT/bench_phantom_physics$1.json"; shift
   MCT_COMMIT="$COMMIT" "$MCT" bench phantom --tables 2 --methods atomic,block_reduce "$@" --out "$json" &&

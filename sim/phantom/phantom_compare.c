@@ -10,26 +10,8 @@
 #include <string.h>
 
 #include "phantom.h"
+#include "phantom_refs.h"
 #include "sim_common.h"
-
-/* The compiled-in CSV files (csv_to_c.cmake): depth_cm, width_cm, mev, err. */
-extern const int sim_egs_e10_rows, sim_egs_e20_rows, sim_egs_g1_25_rows, sim_egs_g6_rows;
-extern const double sim_egs_e10[], sim_egs_e20[], sim_egs_g1_25[], sim_egs_g6[];
-
-typedef struct {
-    const char* name;
-    mct_phantom_particle_t particle;
-    double energy_MeV;
-    const double* rows;
-    const int* n;
-} reference_t;
-
-static const reference_t references[] = {
-    {"egs_e10", MCT_PHANTOM_ELECTRON, 10.0, sim_egs_e10, &sim_egs_e10_rows},
-    {"egs_e20", MCT_PHANTOM_ELECTRON, 20.0, sim_egs_e20, &sim_egs_e20_rows},
-    {"egs_g1.25", MCT_PHANTOM_PHOTON, 1.25, sim_egs_g1_25, &sim_egs_g1_25_rows},
-    {"egs_g6", MCT_PHANTOM_PHOTON, 6.0, sim_egs_g6, &sim_egs_g6_rows},
-};
 
 /* Slab boundaries closer than this (cm) are the same boundary. */
 #define SAME_CM 1e-6
@@ -213,10 +195,10 @@ mct_status_t mct_phantom_egsnrc_compare(const mct_phantom_params_t* p, const mct
                                         mct_phantom_comparison_t* out) {
     if (!p || !dd || !out) return MCT_STATUS_NULL_POINTER;
     memset(out, 0, sizeof *out);
-    const reference_t* ref = NULL;
-    for (size_t i = 0; i < sizeof references / sizeof *references; ++i)
-        if (references[i].particle == p->particle && fabs(references[i].energy_MeV - p->energy_MeV) < 1e-9)
-            ref = &references[i];
+    const sim_phantom_ref_t* ref = NULL;
+    for (int i = 0; i < sim_phantom_refs_n; ++i)
+        if (sim_phantom_refs[i].particle == p->particle && fabs(sim_phantom_refs[i].energy_MeV - p->energy_MeV) < 1e-9)
+            ref = &sim_phantom_refs[i];
     /* The references are of the water cube's pencil beam: a geometry or another source is another problem. */
     if (!ref || p->geometry || p->source != MCT_PHANTOM_SOURCE_BEAM || fabs(p->electron_cutoff_MeV - 0.2) > 1e-9 ||
         fabs(p->photon_cutoff_MeV - 0.01) > 1e-9)

@@ -1,8 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Checks the committed EGSnrc references of the slab phantom
-(data/reference/egsnrc/slabs) and of the lateral dose
-(data/reference/egsnrc/lateral), so that a damaged or hand-edited file fails:
+"""Checks the committed EGSnrc references of the water beams
+(data/reference/egsnrc), of the slab phantom (data/reference/egsnrc/slabs)
+and of the lateral dose (data/reference/egsnrc/lateral), so that a damaged
+or hand-edited file fails:
+
+  - water: every beam the phantom compiles in (sim/CMakeLists.txt's
+    MCT_PHANTOM_REFS) has its CSV, and where its DOSRZnrc listing is
+    committed the CSV is exactly what the converter makes from it; slabs
+    contiguous from 0 (1 mm to the listed depth for electrons; 50 x 1 mm then
+    5 mm for photons), energies finite and >= 0, errors > 0 where the energy
+    is, and the statistical goal of the runs: 1 sigma of a slab at most 0.5 %
+    (electrons) or 1.5 % (photons) of the maximum (per cm) wherever the energy
+    per cm is >= 5 % of it;
 
   - each CSV is exactly what tools/egsnrc/egsnrc_to_csv.py makes from the
     committed DOSRZnrc listing (same text);
@@ -63,6 +73,67 @@ def same_as_converted(tool, mode, lst, args, csv):
             fail("%s: converter failed: %s" % (lst, r.stderr.strip() or r.stdout.strip()))
         if open(out).read() != open(csv).read():
             fail("%s is not what %s makes from %s" % (csv, os.path.basename(tool), lst))
+
+
+# Water beams: the slab groups of the input (as egsnrc_to_csv.py's lst mode
+# takes them) and the depth the 1 mm slabs reach (electrons; photons: 50 x
+# 1 mm, then 5 mm to 39.5 cm). egs_e10 and egs_e20 were converted from
+# listings that are not committed; the rest have theirs.
+WATER = {
+    "egs_e4": ("egs4", "25x0.1,1x37.5", 2.5),
+    "egs_e6": ("egs6", "35x0.1,1x36.5", 3.5),
+    "egs_e10": (None, None, 6.9),
+    "egs_e15": ("egs15", "90x0.1,1x31", 9.0),
+    "egs_e20": (None, None, 13.9),
+    "egs_e25": ("egs25", "145x0.1,1x25.5", 14.5),
+    "egs_g0.5": ("egsg0.5", "50x0.1,70x0.5", None),
+    "egs_g1.25": ("egsg1.25", "50x0.1,70x0.5", None),
+    "egs_g6": ("egsg6", "50x0.1,70x0.5", None),
+    "egs_g15": ("egsg15", "50x0.1,70x0.5", None),
+}
+
+
+def compiled_refs(root):
+    """The CSV names of sim/CMakeLists.txt's MCT_PHANTOM_REFS."""
+    text = open(os.path.join(root, "sim", "CMakeLists.txt")).read()
+    start = text.index("set(MCT_PHANTOM_REFS")
+    body = text[start + len("set(MCT_PHANTOM_REFS"):text.index(")", start)]
+    return [entry.split(":")[0] for entry in body.split()]
+
+
+def check_water(root, tool):
+    d = os.path.join(root, "data", "reference", "egsnrc")
+    names = compiled_refs(root)
+    if sorted(names) != sorted(WATER):
+        fail("MCT_PHANTOM_REFS lists %s, this check knows %s" % (sorted(names), sorted(WATER)))
+    for name in names:
+        listing, groups, mm_depth = WATER[name]
+        csv = os.path.join(d, name + ".csv")
+        if not os.path.isfile(csv):
+            fail("missing " + csv)
+        if listing:
+            for ext in (".egslst", ".egsinp"):
+                if not os.path.isfile(os.path.join(d, listing + ext)):
+                    fail("missing " + os.path.join(d, listing + ext))
+            same_as_converted(tool, "lst", os.path.join(d, listing + ".egslst"), [groups, None], csv)
+        rows = read_csv(csv, "depth_cm,width_cm,mev,err")
+        electron = mm_depth is not None
+        edge = 0.0
+        for z, w, e, s in rows:
+            want = 0.1 if (electron or z < 5.0) else 0.5
+            if abs((z - 0.5 * w) - edge) > 1e-4 or abs(w - want) > EPS:
+                fail("%s: slab at %g cm (%g cm thick) does not follow the previous (ends at %g cm)" % (csv, z, w, edge))
+            if e < 0 or s < 0 or (e > 0 and s <= 0):
+                fail("%s: slab at %g cm: energy %g, error %g" % (csv, z, e, s))
+            edge = z + 0.5 * w
+        last = mm_depth if electron else 39.5
+        if abs(edge - last) > 1e-4:
+            fail("%s: slabs end at %g cm, want %g" % (csv, edge, last))
+        goal = 0.005 if electron else 0.015
+        peak = max(e / w for z, w, e, s in rows)
+        for z, w, e, s in rows:
+            if e / w >= 0.05 * peak and s / w > goal * peak:
+                fail("%s: slab at %g cm: error %.3g %% of the maximum (goal %g %%)" % (csv, z, 100 * s / w / peak, 100 * goal))
 
 
 def check_slabs(root, tool):
@@ -150,10 +221,11 @@ def main():
         sys.exit(__doc__)
     root = sys.argv[1]
     tool = os.path.join(root, "tools", "egsnrc", "egsnrc_to_csv.py")
+    check_water(root, tool)
     check_slabs(root, tool)
     for name in sorted(LATERAL):
         check_lateral(root, tool, name)
-    print("check_egsnrc_refs: slab and lateral references complete")
+    print("check_egsnrc_refs: water, slab and lateral references complete")
 
 
 main()

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_phantom_egsnrc.c  The phantom's depth doses against EGSnrc
  * (DOSRZnrc, data/reference/egsnrc) at counts CI affords, on the CPU backend:
- * 10 and 20 MeV electron and 1.25 and 6 MeV photon pencil beams, every depth
- * with >= 5 % of the maximum within 2 %/1 mm, and the electrons' R50 and Rp
- * within 1 %. The statistical allowance is k = 3 standard errors of the
- * difference of the two curves, sqrt(s_run^2 + s_egs^2), added to the 2 % and
- * to the 1 % (mct_phantom_comparison_t; the run's errors are batch errors, the
+ * every reference compiled in (electron pencil beams of 4, 6, 10, 15, 20 and
+ * 25 MeV, photon beams of 0.5, 1.25, 6 and 15 MeV), every depth with >= 5 % of
+ * the maximum within 2 %/1 mm, and the electrons' R50 and Rp within 1 %. The
+ * statistical allowance is k = 3 standard errors of the difference of the two
+ * curves, sqrt(s_run^2 + s_egs^2), added to the 2 % and to the 1 %
+ * (mct_phantom_comparison_t; the run's errors are batch errors, the
  * reference's EGSnrc's own). Then R50 of the 10 MeV beam at step fractions
  * 0.01, 0.02, 0.04 and 0.08: each within 3 standard errors of the difference
  * from the finest. The GPU suite (stage phantom_physics) runs the same
@@ -59,7 +60,7 @@ static void compare(const mct_phantom_params_t* p) {
     ASSERT_STATUS(mct_phantom_egsnrc_compare(p, &dd, 3.0, &c), MCT_STATUS_SUCCESS);
     printf("  %s: %d of %d depths within 2 %%/1 mm + 3 sigma, worst difference %.2f %% of the maximum at %.2f cm\n",
            c.name, c.passed, c.points, 100.0 * c.worst_diff, c.worst_depth_cm);
-    ASSERT_TRUE(c.points >= 40);
+    ASSERT_TRUE(c.points >= 15); /* 4 MeV: 1 mm slabs to 2 cm */
     ASSERT_EQ_I64(c.passed, c.points);
     if (p->particle == MCT_PHANTOM_ELECTRON) {
         ASSERT_TRUE(c.ranges);
@@ -94,14 +95,26 @@ static void step_independence(void) {
 }
 
 int main(void) {
-    mct_phantom_params_t p = beam(MCT_PHANTOM_ELECTRON, 10.0, 12.0, 120, 60000);
-    compare(&p);
-    p = beam(MCT_PHANTOM_ELECTRON, 20.0, 20.0, 200, 30000);
-    compare(&p);
-    p = beam(MCT_PHANTOM_PHOTON, 1.25, 40.0, 80, 200000);
-    compare(&p);
-    p = beam(MCT_PHANTOM_PHOTON, 6.0, 40.0, 80, 200000);
-    compare(&p);
+    /* Each beam in a cube about twice its range deep and wide (EGSnrc scores
+     * over a 20 cm radius), in 1 mm slabs (2 mm at 25 MeV, 5 mm for photons),
+     * histories for about 2 s each on one core. */
+    static const struct {
+        mct_phantom_particle_t particle;
+        double energy_MeV, size_cm;
+        int voxels;
+        int64_t histories;
+    } beams[] = {
+        {MCT_PHANTOM_ELECTRON, 4.0, 4.5, 45, 150000},   {MCT_PHANTOM_ELECTRON, 6.0, 6.5, 65, 100000},
+        {MCT_PHANTOM_ELECTRON, 10.0, 12.0, 120, 60000}, {MCT_PHANTOM_ELECTRON, 15.0, 15.0, 150, 40000},
+        {MCT_PHANTOM_ELECTRON, 20.0, 20.0, 200, 30000}, {MCT_PHANTOM_ELECTRON, 25.0, 24.0, 120, 24000},
+        {MCT_PHANTOM_PHOTON, 0.5, 40.0, 80, 200000},    {MCT_PHANTOM_PHOTON, 1.25, 40.0, 80, 200000},
+        {MCT_PHANTOM_PHOTON, 6.0, 40.0, 80, 200000},    {MCT_PHANTOM_PHOTON, 15.0, 40.0, 80, 200000},
+    };
+    for (size_t i = 0; i < sizeof beams / sizeof *beams; ++i) {
+        const mct_phantom_params_t p =
+            beam(beams[i].particle, beams[i].energy_MeV, beams[i].size_cm, beams[i].voxels, beams[i].histories);
+        compare(&p);
+    }
     step_independence();
     puts("test_phantom_egsnrc: ok");
     return 0;
