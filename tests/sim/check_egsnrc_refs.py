@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks the committed EGSnrc references of the water beams
-(data/reference/egsnrc), of the slab phantom (data/reference/egsnrc/slabs)
+(data/reference/egsnrc), of the slab phantoms (data/reference/egsnrc/slabs)
 and of the lateral dose (data/reference/egsnrc/lateral), so that a damaged
 or hand-edited file fails:
 
@@ -13,11 +13,11 @@ or hand-edited file fails:
     is, and the statistical goal of the runs: 1 sigma of a slab at most 0.5 %
     (electrons) or 1.5 % (photons) of the maximum (per cm) wherever the energy
     per cm is >= 5 % of it;
-
-  - each CSV is exactly what tools/egsnrc/egsnrc_to_csv.py makes from the
-    committed DOSRZnrc listing (same text);
-  - slabs: 210 slabs, contiguous from 0 to 30 cm, 1 mm thick to 20 cm, the
-    material interfaces at 3, 5 and 12 cm on slab edges, energies finite and
+  - slabs and lateral: each CSV is exactly what tools/egsnrc/egsnrc_to_csv.py
+    makes from the committed DOSRZnrc listing (same text);
+  - slabs: the thick set 210 slabs, contiguous from 0 to 30 cm, 1 mm thick
+    to 20 cm, the material interfaces at 3, 5 and 12 cm on slab edges; the
+    thin set 200 slabs of 1 mm, interfaces at 1, 2 and 6 cm; energies finite and
     >= 0, every error > 0 where the energy is, and the statistical goal of the
     runs met: 1 sigma <= 1 % of the maximum (per cm) wherever the energy per cm
     is >= 5 % of it;
@@ -37,10 +37,13 @@ import subprocess
 import sys
 import tempfile
 
-BEAMS = ["slab_g6", "slab_g18", "slab_e10", "slab_e20"]
-SLAB_GROUPS = "200x0.1,10x1"
-SLAB_DENSITIES = "30x1,20x1.85,70x0.26,90x1"
-INTERFACES = (3.0, 5.0, 12.0)
+# The slab phantoms: beams, slab groups and densities (egsnrc_to_csv.py's lst
+# mode), slab count, depth, where the 1 mm slabs end, and the interfaces.
+SLAB_SETS = [
+    (["slab_g6", "slab_g18", "slab_e10", "slab_e20"], "200x0.1,10x1", "30x1,20x1.85,70x0.26,90x1", 210, 30.0, 20.0,
+     (3.0, 5.0, 12.0)),
+    (["thin_e6", "thin_e15", "thin_g1.25"], "200x0.1", "10x1,10x1.85,40x0.26,140x1", 200, 20.0, 20.0, (1.0, 2.0, 6.0)),
+]
 EPS = 1e-9
 
 
@@ -138,34 +141,35 @@ def check_water(root, tool):
 
 def check_slabs(root, tool):
     d = os.path.join(root, "data", "reference", "egsnrc", "slabs")
-    for b in BEAMS:
-        csv, lst = os.path.join(d, b + ".csv"), os.path.join(d, b + ".egslst")
-        for p in (csv, lst, os.path.join(d, b + ".egsinp")):
-            if not os.path.isfile(p):
-                fail("missing " + p)
-        same_as_converted(tool, "lst", lst, [SLAB_GROUPS, None, SLAB_DENSITIES], csv)
-        rows = read_csv(csv, "depth_cm,width_cm,mev,err")
-        if len(rows) != 210:
-            fail("%s: %d slabs, want 210" % (csv, len(rows)))
-        edge, edges = 0.0, [0.0]
-        for z, w, e, s in rows:
-            if abs((z - 0.5 * w) - edge) > 1e-4:
-                fail("%s: slab at %g cm does not start where the previous ends (%g cm)" % (csv, z, edge))
-            if abs(w - (0.1 if z < 20.0 else 1.0)) > EPS:
-                fail("%s: slab at %g cm is %g cm thick" % (csv, z, w))
-            if e < 0 or (e > 0 and s <= 0) or s < 0:
-                fail("%s: slab at %g cm: energy %g, error %g" % (csv, z, e, s))
-            edge = z + 0.5 * w
-            edges.append(edge)
-        if abs(edge - 30.0) > 1e-4:
-            fail("%s: slabs end at %g cm, want 30" % (csv, edge))
-        for x in INTERFACES:
-            if min(abs(x - e) for e in edges) > 1e-4:
-                fail("%s: the interface at %g cm is not a slab edge" % (csv, x))
-        peak = max(e / w for z, w, e, s in rows)
-        for z, w, e, s in rows:
-            if e / w >= 0.05 * peak and s / w > 0.01 * peak:
-                fail("%s: slab at %g cm: error %.3g %% of the maximum (goal 1 %%)" % (csv, z, 100 * s / w / peak))
+    for beams, groups, densities, count, depth, fine_to, interfaces in SLAB_SETS:
+        for b in beams:
+            csv, lst = os.path.join(d, b + ".csv"), os.path.join(d, b + ".egslst")
+            for p in (csv, lst, os.path.join(d, b + ".egsinp")):
+                if not os.path.isfile(p):
+                    fail("missing " + p)
+            same_as_converted(tool, "lst", lst, [groups, None, densities], csv)
+            rows = read_csv(csv, "depth_cm,width_cm,mev,err")
+            if len(rows) != count:
+                fail("%s: %d slabs, want %d" % (csv, len(rows), count))
+            edge, edges = 0.0, [0.0]
+            for z, w, e, s in rows:
+                if abs((z - 0.5 * w) - edge) > 1e-4:
+                    fail("%s: slab at %g cm does not start where the previous ends (%g cm)" % (csv, z, edge))
+                if abs(w - (0.1 if z < fine_to else 1.0)) > EPS:
+                    fail("%s: slab at %g cm is %g cm thick" % (csv, z, w))
+                if e < 0 or (e > 0 and s <= 0) or s < 0:
+                    fail("%s: slab at %g cm: energy %g, error %g" % (csv, z, e, s))
+                edge = z + 0.5 * w
+                edges.append(edge)
+            if abs(edge - depth) > 1e-4:
+                fail("%s: slabs end at %g cm, want %g" % (csv, edge, depth))
+            for x in interfaces:
+                if min(abs(x - e) for e in edges) > 1e-4:
+                    fail("%s: the interface at %g cm is not a slab edge" % (csv, x))
+            peak = max(e / w for z, w, e, s in rows)
+            for z, w, e, s in rows:
+                if e / w >= 0.05 * peak and s / w > 0.01 * peak:
+                    fail("%s: slab at %g cm: error %.3g %% of the maximum (goal 1 %%)" % (csv, z, 100 * s / w / peak))
 
 
 # name: slab groups of the input, first slab edge (cm), depths that must be
