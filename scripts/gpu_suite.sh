@@ -282,19 +282,26 @@ if [ -n "${MCT_BASE_SRC:-}" ]; then
   done
 fi
 fi
-# The 20 MeV electron beam's lateral profiles against EGSnrc DOSRZnrc (data/reference/egsnrc/lateral/
-# lat_e20.csv) at 2 and 6 cm (stage hetero, or lateral alone; not in the default stages):
-# examples/phantom_lateral_e20.ini (0.5 mm voxels, absolute MeV/g per particle) at MCT_LATERAL_HISTORIES
-# (1e7), its result.json kept in $OUT, every annulus with >= 5 % of its slab's maximum within
-# 2 %/1 mm plus 3 standard errors (check_phantom_result.py reads result.json's "lateral").
+# The electron beams' lateral profiles against EGSnrc DOSRZnrc (data/reference/egsnrc/lateral/) (stage
+# hetero, or lateral alone; not in the default stages): the 20 MeV beam at 2 and 6 cm
+# (examples/phantom_lateral_e20.ini: 0.5 mm voxels, absolute MeV/g per particle), the 10 MeV beam at 1, 2
+# and 3 cm and the 6 MeV beam at 1 and 2 cm (the same file with the beam, reference and depths
+# replaced), each at MCT_LATERAL_HISTORIES (1e7), its result.json kept in $OUT, every annulus with >= 5 %
+# of its slab's maximum within 2 %/1 mm plus 3 standard errors (check_phantom_result.py reads
+# result.json's "lateral").
 if stage hetero || stage lateral; then
-lateral_check() {
-  "$MCT" run examples/phantom_lateral_e20.ini --backend cuda --histories "${MCT_LATERAL_HISTORIES:-1e7}" --batches 20 \
-    --method atomic --out /tmp/mct-lateral-e20 &&
-    cp /tmp/mct-lateral-e20/result.json "$OUT/hetero_lateral_e20.result.json" &&
-    python3 tests/sim/check_phantom_result.py /tmp/mct-lateral-e20/result.json
+lateral_check() { # NAME MeV DEPTHS: lat_NAME.csv at those depths (cm, blanks or commas)
+  sed -e "s|^lateral_reference = .*|lateral_reference = $PWD/data/reference/egsnrc/lateral/lat_$1.csv|" \
+    -e "s/^energy_MeV = .*/energy_MeV = $2/" -e "s/^lateral_depths = .*/lateral_depths = $3/" \
+    examples/phantom_lateral_e20.ini >"/tmp/mct-lateral-$1.ini" &&
+    "$MCT" run "/tmp/mct-lateral-$1.ini" --backend cuda --histories "${MCT_LATERAL_HISTORIES:-1e7}" --batches 20 \
+      --method atomic --out "/tmp/mct-lateral-$1" &&
+    cp "/tmp/mct-lateral-$1/result.json" "$OUT/hetero_lateral_$1.result.json" &&
+    python3 tests/sim/check_phantom_result.py "/tmp/mct-lateral-$1/result.json"
 }
-step hetero_lateral_e20 lateral_check
+step hetero_lateral_e20 lateral_check e20 20 "2, 6"
+step hetero_lateral_e10 lateral_check e10 10 "1, 2, 3"
+step hetero_lateral_e6 lateral_check e6 6 "1, 2"
 fi
 # The heterogeneous examples on the GPU (not in the default stages): the slab phantom and the CT-like
 # phantom (its image made by tools/phantom/make_ct_phantom.py) at 1e6 histories each, run as a user

@@ -12,6 +12,8 @@
 #    correct run fails one of its 36 compared zones with a chance below 36 x 2.7e-4 = 1 % (the
 #    2 % of the maximum and the distance to agreement only add to the allowance). k = 3 would be
 #    36 x 4.7e-3 = 17 %; with 10 batches (t with 9 degrees of freedom) k = 4 would be 11 %.
+#  - the 10 MeV beam against lat_e10 at 2 and 3 cm and the 6 MeV beam against lat_e6 at 1 and
+#    2 cm, as the example runs (2e4 histories, 40 batches, k = 4 as above): every depth passes;
 #  - the profile at 2 cm at 1e6 histories, where the test is tight enough to see the transport's
 #    angular spread: the beam's first 3 cm of water only (a slab phantom of 0.5 mm x 0.5 mm x 1 mm
 #    voxels; what lies deeper adds 0.3 % of the dose at 2 cm by backscatter), lateral_k 4 as above
@@ -71,6 +73,15 @@ grep -q "(absolute)" "$work/pass_abs.log" || fail "pass_abs: the summary does no
 ini pass_int "s/^lateral_scale = .*/lateral_k = 4/"
 run pass_int 2e4 pass 2 6
 grep -q "(integral)" "$work/pass_int.log" || fail "pass_int: the summary does not say integral"
+
+# The other beams with a lateral reference, as the example runs them: 10 MeV at 2 and 3 cm (32
+# zones compared; at 1 cm the profile is 3 annuli wide), 6 MeV at 1 and 2 cm (22 zones).
+ini pass_e10 "s|lat_e20.csv|lat_e10.csv|" "s/^energy_MeV = .*/energy_MeV = 10/" \
+    "s/^lateral_depths = .*/lateral_depths = 2, 3/" "s/^lateral_scale = .*/&\nlateral_k = 4/"
+run pass_e10 2e4 pass 2 3
+ini pass_e6 "s|lat_e20.csv|lat_e6.csv|" "s/^energy_MeV = .*/energy_MeV = 6/" \
+    "s/^lateral_depths = .*/lateral_depths = 1, 2/" "s/^lateral_scale = .*/&\nlateral_k = 4/"
+run pass_e6 2e4 pass 1 2
 
 ini axis_2cm "s/^size_cm = .*/geometry = slabs\nslabs = water 1.0 3\ndepth_voxel_cm = 0.1\n&/" \
     "s/^lateral_depths = .*/lateral_depths = 2/" "s/^lateral_scale = .*/&\nlateral_k = 4/"

@@ -21,14 +21,14 @@ or hand-edited file fails:
     >= 0, every error > 0 where the energy is, and the statistical goal of the
     runs met: 1 sigma <= 1 % of the maximum (per cm) wherever the energy per cm
     is >= 5 % of it;
-  - lateral (lat_e10, lat_e20): the complete 50 x 50 grid of 1 mm slabs
+  - lateral (lat_e6, lat_e10, lat_e20): the complete 50 x 50 grid of 1 mm slabs
     (from 0 and from 1.5 cm) x 1 mm annuli, doses finite and >= 0, errors > 0
     where the dose is, the depths compared on slab edges (1, 2, 3 cm; 2 and
     6 cm), the dose on the axis falling with depth past 1 cm while the beam
     spreads (a file of other slabs or annuli fails that), every slab's
     outermost annulus below 5 % of its maximum (the profile is inside the
-    zones), and lat_e20's statistical goal: 1 sigma of the axis annulus at
-    6.0-6.1 cm at most 1 %.
+    zones), and the statistical goals of lat_e20 and lat_e6: 1 sigma of the
+    axis annulus at 6.0-6.1 cm (2.0-2.1 cm) at most 1 %.
 
 usage: check_egsnrc_refs.py REPO_ROOT"""
 import math
@@ -177,6 +177,7 @@ def check_slabs(root, tool):
 # and the statistical goal: 1 sigma of the axis annulus of the slab at
 # goal_depth at most goal.
 LATERAL = {
+    "lat_e6": ("50x0.1,1x35", 0.0, (1.0, 2.0, 3.0), 2.0, 0.01),
     "lat_e10": ("50x0.1,1x35", 0.0, (1.0, 2.0, 3.0), None, None),
     "lat_e20": ("1x1.5,50x0.1,1x33.5", 1.5, (2.0, 6.0), 6.0, 0.01),
 }

@@ -5,9 +5,9 @@ electron pencil beam on water, into the current directory:
 
     python3 mkinp_lateral.py [NAME [HISTORIES_SCALE]]
 
-NAME is lat_e10 (the default) or lat_e20. The transport settings are those of
-../mkinp.py (the water references: the input is made by it, and only its
-title, radii and dose-region bounds are replaced). Radii: cylinders of 1, 2,
+NAME is lat_e10 (the default), lat_e20 or lat_e6. The transport settings
+are those of ../mkinp.py (the water references: the input is made by it, and
+only its title, radii and dose-region bounds are replaced). Radii: cylinders of 1, 2,
 ..., 50 mm and 20 cm; dose is scored in 1 mm annuli from the axis to 5 cm.
   lat_e10: 10 MeV, 50 slabs of 1 mm (0-5 cm) then 35 cm of water behind
            (40 cm deep, as the depth-dose references); dose in the 50 x 50
@@ -15,7 +15,9 @@ title, radii and dose-region bounds are replaced). Radii: cylinders of 1, 2,
   lat_e20: 20 MeV, one slab of 1.5 cm, 50 slabs of 1 mm (1.5-6.5 cm), then
            33.5 cm of water behind (40 cm deep); dose in the 50 x 50 zones of
            the 1 mm slabs (planes 2 to 52) and annuli, so that the profiles
-           at 2 and 6 cm and every millimetre between are resolved."""
+           at 2 and 6 cm and every millimetre between are resolved.
+  lat_e6:  6 MeV, as lat_e10 (its range, 3 cm, inside the 5 cm of 1 mm
+           slabs)."""
 import os
 import re
 import sys
@@ -28,6 +30,7 @@ NSCORE_R = 50
 # name: energy (MeV), histories, seeds, slab groups (count, thickness cm),
 # first plane of the dose region (1: the front face)
 BEAMS = {
+    "lat_e6": (6.0, 1200000, (19, 29), [(50, 0.1), (1, 35.0)], 1),
     "lat_e10": (10.0, 600000, (15, 25), [(50, 0.1), (1, 35.0)], 1),
     "lat_e20": (20.0, 2800000, (17, 27), [(1, 1.5), (50, 0.1), (1, 33.5)], 2),
 }
