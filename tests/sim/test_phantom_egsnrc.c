@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_phantom_egsnrc.c  The phantom's depth doses against EGSnrc
  * (DOSRZnrc, data/reference/egsnrc) at counts CI affords, on the CPU backend:
- * every reference compiled in (electron pencil beams of 4, 6, 10, 15, 20 and
- * 25 MeV, photon beams of 0.5, 1.25, 6 and 15 MeV), every depth with >= 5 % of
+ * every reference compiled in (phantom_refs.h: electron pencil beams of 4, 6,
+ * 10, 15, 20 and 25 MeV, photon beams of 0.5, 1.25, 6 and 15 MeV), every depth with >= 5 % of
  * the maximum within 2 %/1 mm, and the electrons' R50 and Rp within 1 %. The
  * statistical allowance is k = 3 standard errors of the difference of the two
  * curves, sqrt(s_run^2 + s_egs^2), added to the 2 % and to the 1 %
@@ -17,6 +17,7 @@
 
 #include "mctally/mct.h"
 #include "phantom.h"
+#include "phantom_refs.h"
 #include "sim_test_tally.h"
 #include "test_assert.h"
 
@@ -95,24 +96,22 @@ static void step_independence(void) {
 }
 
 int main(void) {
-    /* Each beam in a cube about twice its range deep and wide (EGSnrc scores
-     * over a 20 cm radius), in 1 mm slabs (2 mm at 25 MeV, 5 mm for photons),
-     * histories for about 2 s each on one core. */
-    static const struct {
-        mct_phantom_particle_t particle;
-        double energy_MeV, size_cm;
-        int voxels;
-        int64_t histories;
-    } beams[] = {
-        {MCT_PHANTOM_ELECTRON, 4.0, 4.5, 45, 150000},   {MCT_PHANTOM_ELECTRON, 6.0, 6.5, 65, 100000},
-        {MCT_PHANTOM_ELECTRON, 10.0, 12.0, 120, 60000}, {MCT_PHANTOM_ELECTRON, 15.0, 15.0, 150, 40000},
-        {MCT_PHANTOM_ELECTRON, 20.0, 20.0, 200, 30000}, {MCT_PHANTOM_ELECTRON, 25.0, 24.0, 120, 24000},
-        {MCT_PHANTOM_PHOTON, 0.5, 40.0, 80, 200000},    {MCT_PHANTOM_PHOTON, 1.25, 40.0, 80, 200000},
-        {MCT_PHANTOM_PHOTON, 6.0, 40.0, 80, 200000},    {MCT_PHANTOM_PHOTON, 15.0, 40.0, 80, 200000},
-    };
-    for (size_t i = 0; i < sizeof beams / sizeof *beams; ++i) {
-        const mct_phantom_params_t p =
-            beam(beams[i].particle, beams[i].energy_MeV, beams[i].size_cm, beams[i].voxels, beams[i].histories);
+    /* Every reference the phantom compiles in (phantom_refs.h), so a new one
+     * is tested as soon as it is listed: electrons in a cube about twice their
+     * practical range deep and wide, E cm for E MeV (EGSnrc scores over a 20 cm
+     * radius), in 1 mm slabs up to 20 cm and 2 mm beyond, 6e5/E histories
+     * (about 1 s each on one core); photons in a 40 cm cube of 5 mm slabs. */
+    for (int i = 0; i < sim_phantom_refs_n; ++i) {
+        const sim_phantom_ref_t* ref = &sim_phantom_refs[i];
+        const double e = ref->energy_MeV;
+        mct_phantom_params_t p;
+        if (ref->particle == MCT_PHANTOM_ELECTRON) {
+            const double size = e < 4.5 ? 4.5 : e;
+            p = beam(MCT_PHANTOM_ELECTRON, e, size, (int)lround(size / (size > 20.0 ? 0.2 : 0.1)),
+                     (int64_t)llround(6e5 / e));
+        } else {
+            p = beam(MCT_PHANTOM_PHOTON, e, 40.0, 80, 200000);
+        }
         compare(&p);
     }
     step_independence();
