@@ -165,7 +165,7 @@ step phantom_photon phantom_check photon examples/phantom_photon.ini --histories
 fi
 # The phantom's dose physics at large counts (not in the default stages): every EGSnrc reference beam
 # (data/reference/egsnrc: electrons of 4, 6, 10, 15, 20 and 25 MeV, photons of 0.5, 1.25, 6 and 15 MeV)
-# (the list MCT_PHANTOM_REFS of sim/CMakeLists.txt; a beam added there is added here) at
+# (the list MCT_PHANTOM_REFS of sim/CMakeLists.txt; a beam added there needs its line here) at
 # MCT_PHYSICS_HISTORIES (1e7) each, electrons in a cube about twice their range, every depth
 # within 2 %/1 mm and R50/Rp within 1 % (check_phantom_result.py); the electron beams' R50, Rp and R80
 # growing with energy within bounds of the CSDA range (check_phantom_physics.py energies); R50 of the
