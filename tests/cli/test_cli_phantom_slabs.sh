@@ -4,7 +4,7 @@
 # through the problem file's `reference` key, at CI's counts on the CPU: the
 # thick set (water 3 / bone 2 / lung 7 / water 18 cm, examples/phantom_slabs.ini)
 # with the 10 and 20 MeV electron and 6 and 18 MeV photon beams, and the thin
-# set (water 1 / bone 1 / lung 4 / water 14 cm) with 6 and 15 MeV electrons,
+# set (water 1 / bone 1 / lung 4 / water 14 cm, examples/phantom_slabs_thin.ini) with 6 and 15 MeV electrons,
 # whose ranges end in the bone and in the water behind the lung, and 1.25 MeV
 # photons: every depth with >= 5 % of the maximum within 2 %/1 mm plus 3
 # standard errors of the difference (doses to the medium;
@@ -19,15 +19,12 @@ MCT=$1
 SRC=$2
 source "$(dirname "$0")/cli_test_lib.sh"
 
-THIN="water 1.0 1; bone 1.85 1; lung 0.26 4; water 1.0 14"
-beam() { # NAME PARTICLE ENERGY HISTORIES [SLABS]: the reference slab_NAME.csv, or NAME.csv for thin_*
-    local csv=slab_$1.csv
-    case $1 in thin_*) csv=$1.csv ;; esac
-    local slabs=()
-    [ -n "${5:-}" ] && slabs=(-e "s/^slabs = .*/slabs = $5/")
-    sed "${slabs[@]}" -e "s|^slabs = |reference = $SRC/data/reference/egsnrc/slabs/$csv\nslabs = |" \
+beam() { # NAME PARTICLE ENERGY HISTORIES: slab_NAME.csv in phantom_slabs.ini, or NAME.csv in phantom_slabs_thin.ini (thin_*)
+    local ini=phantom_slabs.ini csv=slab_$1.csv
+    case $1 in thin_*) ini=phantom_slabs_thin.ini csv=$1.csv ;; esac
+    sed -e "s|^slabs = |reference = $SRC/data/reference/egsnrc/slabs/$csv\nslabs = |" \
         -e "s/^energy_MeV = .*/energy_MeV = $3/" -e "s/^particle = .*/particle = $2/" \
-        "$SRC/examples/phantom_slabs.ini" >"$work/$1.ini"
+        "$SRC/examples/$ini" >"$work/$1.ini"
     if ! "$MCT" run "$work/$1.ini" --backend cpu --histories "$4" --out "$work/out_$1" >"$work/$1.log" 2>&1; then
         fail "$1: run failed: $(cat "$work/$1.log")"
         return
@@ -44,9 +41,9 @@ beam e10 electron 10 20000
 beam e20 electron 20 20000
 beam g6 photon 6 100000
 beam g18 photon 18 200000
-beam thin_e6 electron 6 40000 "$THIN"
-beam thin_e15 electron 15 20000 "$THIN"
-beam thin_g1.25 photon 1.25 200000 "$THIN"
+beam thin_e6 electron 6 40000
+beam thin_e15 electron 15 20000
+beam thin_g1.25 photon 1.25 200000
 
 # Bad references: one line, non-zero exit, nothing written.
 ref_ini() { # CSV-PATH: the slab example against this reference, on stdout
