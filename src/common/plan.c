@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +98,32 @@ typedef struct {
     int explain;                   /* write the reasons (why, reason); a plan without them is the same plan */
 } plan_ctx_t;
 
+/* A plan inside mct_tally_create writes no reasons (mct__plan_explain makes it
+ * again with them when asked), and most of what it costs there is memory that
+ * later GPU work has pushed out of the caches: the code that writes reasons is
+ * kept out of line (cold), so that the path taken without them is short. */
+#if defined(__GNUC__)
+#define PLAN_COLD __attribute__((cold, noinline))
+#define PLAN_NOINLINE __attribute__((noinline))
+#define PLAN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PLAN_COLD
+#define PLAN_NOINLINE
+#define PLAN_UNLIKELY(x) (x)
+#endif
+
+/* printf into out (append: after what it holds). */
+static PLAN_COLD void why_printf(char* out, size_t size, int append, const char* fmt, ...) {
+    const size_t len = append ? strnlen(out, size) : 0;
+    if (len + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
 /* A reason into `why`, when the plan explains itself (why != NULL). */
-#define WHY(...) (why ? (void)snprintf(why, size, __VA_ARGS__) : (void)0)
+#define WHY(...) (PLAN_UNLIKELY(why != NULL) ? why_printf(why, size, 0, __VA_ARGS__) : (void)0)
 
 /* 1 when `m` meets every need of the descriptor; else 0 and why. The facts
  * are the method table's (mct_method_supports, mct_method_determinism) and the
@@ -172,21 +198,18 @@ static int cmp_ranked(const void* a, const void* b) {
 
 /* Copies r (n <= MCT_METHOD_COUNT) into info's ranking in cmp_ranked's order. An
  * insertion sort of indices: no allocation and no library code to bring into
- * a cold cache, which is what a plan's time is made of between GPU runs. */
-static void fill_ranking(mct_plan_info_t* info, const ranked_t* r, int n) {
+ * a cold cache, which is what a plan's time is made of between GPU runs. A
+ * plan without reasons keeps the first entry only (the chosen method, what
+ * wisdom saves): the ranking is the explanation's, written when one is asked. */
+static void fill_ranking(mct_plan_info_t* info, const ranked_t* r, int n, int explain) {
     int order[MCT_METHOD_COUNT];
     for (int i = 0; i < n; ++i) {
         int j = i;
         for (; j > 0 && cmp_ranked(&r[i], &r[order[j - 1]]) < 0; --j) order[j] = order[j - 1];
         order[j] = i;
     }
-    info->nentries = n;
-    for (int i = 0; i < n; ++i) info->ranking[i] = r[order[i]].e;
-}
-
-static void append_why(mct_plan_entry_t* e, const char* fmt, double v, const char* src) {
-    const size_t len = strlen(e->why);
-    snprintf(e->why + len, sizeof e->why - len, fmt, v, src);
+    info->nentries = explain || n < 1 ? n : 1;
+    for (int i = 0; i < info->nentries; ++i) info->ranking[i] = r[order[i]].e;
 }
 
 /* Estimate: the model's time per update. With a known pattern, the fastest;
@@ -201,10 +224,11 @@ static int rank_estimate(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_
             r[i].e.seconds_per_update = t;
             if (r[i].e.admissible && t < 0.0) {
                 r[i].e.admissible = 0;
-                if (c->explain) snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
+                if (PLAN_UNLIKELY(c->explain)) why_printf(r[i].e.why, sizeof r[i].e.why, 0, "no figure in the model");
             }
             r[i].key = t >= 0.0 ? t : HUGE_VAL;
-            if (t >= 0.0 && c->explain) append_why(&r[i].e, " (%.3g ns/update, %s)", 1e9 * t, src);
+            if (PLAN_UNLIKELY(c->explain) && t >= 0.0)
+                why_printf(r[i].e.why, sizeof r[i].e.why, 1, " (%.3g ns/update, %s)", 1e9 * t, src);
         }
     } else {
         static const mct_key_pattern_t kinds[] = {MCT_PATTERN_UNIFORM, MCT_PATTERN_SORTED, MCT_PATTERN_HOT};
@@ -225,14 +249,14 @@ static int rank_estimate(const plan_ctx_t* c, mct_key_pattern_t pattern, ranked_
             }
             if (r[i].e.admissible && !have) {
                 r[i].e.admissible = 0;
-                if (c->explain) snprintf(r[i].e.why, sizeof r[i].e.why, "no figure in the model");
+                if (PLAN_UNLIKELY(c->explain)) why_printf(r[i].e.why, sizeof r[i].e.why, 0, "no figure in the model");
             }
             r[i].e.seconds_per_update = have ? tmax : -1.0;
             r[i].key = have ? worst : HUGE_VAL;
-            if (have && c->explain) {
+            if (PLAN_UNLIKELY(c->explain) && have) {
                 const char* src = NULL;
                 mct__plan_model(&c->w, MCT_PATTERN_UNIFORM, r[i].e.method, &src);
-                append_why(&r[i].e, " (worst pattern %.3gx the best, %s)", worst, src);
+                why_printf(r[i].e.why, sizeof r[i].e.why, 1, " (worst pattern %.3gx the best, %s)", worst, src);
             }
         }
     }
@@ -318,7 +342,9 @@ static void explain_entries(plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* 
     rank_estimate(c, pattern, r, n);
 }
 
-static mct_status_t rank_measure(plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n,
+/* Out of line: its milliseconds are the devices'; inline, it would stretch
+ * the estimate's path through plan_run. */
+static PLAN_NOINLINE mct_status_t rank_measure(plan_ctx_t* c, mct_key_pattern_t pattern, ranked_t* r, int n,
                                  double budget, int64_t* sample_n, int* measured) {
     const mct_tally_desc_t* d = c->d;
     const int64_t cells = d->bins / d->width;
@@ -489,7 +515,7 @@ static void wisdom_key(const plan_ctx_t* c, mct_key_pattern_t pattern, mct__wisd
 }
 
 /* What to change when nothing is admissible. */
-static void unsatisfiable_reason(const mct_tally_desc_t* d, mct_backend_t b, char* out, size_t size) {
+static PLAN_COLD void unsatisfiable_reason(const mct_tally_desc_t* d, mct_backend_t b, char* out, size_t size) {
     const int flt = d->dtype == MCT_DTYPE_F32 || d->dtype == MCT_DTYPE_F64;
     char hint[320] = "";
     if (flt && d->max_rel_loss > 0.0 && d->adds_per_bin <= 0.0)
@@ -506,7 +532,7 @@ static void unsatisfiable_reason(const mct_tally_desc_t* d, mct_backend_t b, cha
              mct_dtype_name(d->dtype), mct_backend_name(b), hint);
 }
 
-static void pattern_phrase(const mct_plan_info_t* info, char* out, size_t size) {
+static PLAN_COLD void pattern_phrase(const mct_plan_info_t* info, char* out, size_t size) {
     if (info->pattern == MCT_PATTERN_UNKNOWN)
         snprintf(out, size, "keys of unknown pattern");
     else
@@ -519,12 +545,26 @@ static void pattern_phrase(const mct_plan_info_t* info, char* out, size_t size) 
 static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name, const size_t* device_free, int explain,
                              const mct__plan_facts_t* given, mct__plan_facts_t* learnt, mct_plan_info_t* info) {
     const double t0 = mct__plan_now();
-    memset(info, 0, sizeof *info);
+    /* Without reasons, the figures only: the reason and the ranking (2 KB) are
+     * written when explained, and a cold plan pays for every line it writes. */
+    if (explain) {
+        memset(info, 0, sizeof *info);
+    } else {
+        memset(info, 0, offsetof(mct_plan_info_t, reason));
+        info->reason[0] = 0;
+        info->nentries = 0;
+    }
     info->mode = d->plan_mode;
     info->backend = d->backend;
     info->wisdom_status = MCT_STATUS_SUCCESS;
-    plan_ctx_t c = {d, {d->backend, d->bins, d->dtype, d->width, d->adds, given ? given->threads : omp_get_max_threads()},
-                    NULL, 0, "", explain};
+    plan_ctx_t c;
+    c.d = d;
+    c.w = (mct__plan_workload_t){d->backend, d->bins, d->dtype, d->width, d->adds, 1};
+    /* OpenMP's thread count serves the CPU model only. */
+    if (d->backend == MCT_BACKEND_CPU) c.w.threads = given ? given->threads : omp_get_max_threads();
+    c.free_bytes = 0;
+    c.device[0] = 0;
+    c.explain = explain;
     c.ops = mct__backend_ops(d->backend);
     /* One device query per plan, none when the caller (mct_tally_create) has
      * made it: it is the slowest step of a plan from wisdom. */
@@ -575,18 +615,18 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
         r[0].e.admissible = admissible(&c, d->method, c.explain ? r[0].e.why : NULL, sizeof r[0].e.why);
         r[0].e.seconds_per_update = -1.0;
         r[0].key = 0.0;
-        fill_ranking(info, r, 1);
+        fill_ranking(info, r, 1, c.explain);
         info->method = d->method;
         info->source = MCT_PLAN_SOURCE_EXPLICIT;
         info->seconds = mct__plan_now() - t0;
         if (!r[0].e.admissible) {
-            if (c.explain)
-                snprintf(info->reason, sizeof info->reason, "method %s named, but it %s", mct_method_name(d->method),
+            if (PLAN_UNLIKELY(c.explain))
+                why_printf(info->reason, sizeof info->reason, 0, "method %s named, but it %s", mct_method_name(d->method),
                          r[0].e.why);
             return MCT_STATUS_UNSATISFIABLE;
         }
-        if (c.explain)
-            snprintf(info->reason, sizeof info->reason, "method %s named by the caller", mct_method_name(d->method));
+        if (PLAN_UNLIKELY(c.explain))
+            why_printf(info->reason, sizeof info->reason, 0, "method %s named by the caller", mct_method_name(d->method));
         return MCT_STATUS_SUCCESS;
     }
     for (int m = 0; m < MCT_METHOD_COUNT; ++m, ++n) {
@@ -598,12 +638,12 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
         nadm += r[n].e.admissible;
     }
     char pat[64] = "";
-    if (c.explain) pattern_phrase(info, pat, sizeof pat);
+    if (PLAN_UNLIKELY(c.explain)) pattern_phrase(info, pat, sizeof pat);
     if (nadm == 0) {
-        fill_ranking(info, r, n);
+        fill_ranking(info, r, n, c.explain);
         info->method = MCT_METHOD_AUTO;
         info->source = d->plan_mode == MCT_PLAN_MEASURE ? MCT_PLAN_SOURCE_MEASURE : MCT_PLAN_SOURCE_ESTIMATE;
-        if (c.explain) unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+        if (PLAN_UNLIKELY(c.explain)) unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
         info->seconds = mct__plan_now() - t0;
         return MCT_STATUS_UNSATISFIABLE;
     }
@@ -624,13 +664,13 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
     if (saved) {
         r[wm].e.seconds_per_update = spu;
         r[wm].key = -1.0;
-        if (c.explain)
-            snprintf(r[wm].e.why + strlen(r[wm].e.why), sizeof r[wm].e.why - strlen(r[wm].e.why), "; saved plan");
-        fill_ranking(info, r, n);
+        if (PLAN_UNLIKELY(c.explain))
+            why_printf(r[wm].e.why, sizeof r[wm].e.why, 1, "; saved plan");
+        fill_ranking(info, r, n, c.explain);
         info->method = wm;
         info->source = MCT_PLAN_SOURCE_WISDOM;
-        if (c.explain)
-            snprintf(info->reason, sizeof info->reason, "%s: saved plan for %s, %s, 2^%d bins, %s (%d of %d methods admissible)",
+        if (PLAN_UNLIKELY(c.explain))
+            why_printf(info->reason, sizeof info->reason, 0, "%s: saved plan for %s, %s, 2^%d bins, %s (%d of %d methods admissible)",
                      mct_method_name(wm), c.device[0] ? c.device : "unknown", mct_dtype_name(d->dtype),
                      ceil_log2((double)d->bins), pat, nadm, n);
         info->seconds = mct__plan_now() - t0;
@@ -639,9 +679,9 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
 
     int best = rank_estimate(&c, info->pattern, r, n);
     if (best < 0) {
-        fill_ranking(info, r, n);
+        fill_ranking(info, r, n, c.explain);
         info->method = MCT_METHOD_AUTO;
-        if (c.explain) unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
+        if (PLAN_UNLIKELY(c.explain)) unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
         info->seconds = mct__plan_now() - t0;
         return MCT_STATUS_UNSATISFIABLE;
     }
@@ -656,16 +696,16 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
         if (st) return st;
         if (!measured) { /* the estimate stands, and says why */
             const mct_method_t m = r[0].e.method;
-            fill_ranking(info, r, n);
+            fill_ranking(info, r, n, c.explain);
             info->method = m;
-            if (c.explain)
-                snprintf(info->reason, sizeof info->reason,
+            if (PLAN_UNLIKELY(c.explain))
+                why_printf(info->reason, sizeof info->reason, 0,
                          "%s: fastest predicted for %lld bins of %s, %s; not measured: the budget (%.3g s%s) is below "
                          "one measurement of the candidates",
                          mct_method_name(m), (long long)d->bins, mct_dtype_name(d->dtype), pat, budget,
                          d->adds_per_bin > 0.0 ? ", " MCT__PLAN_STR(MCT__PLAN_RUN_SHARE_PCT) " % of the announced batch" : "");
         } else {
-            fill_ranking(info, r, n);
+            fill_ranking(info, r, n, c.explain);
             if (!info->ranking[0].admissible) {
                 unsatisfiable_reason(d, d->backend, info->reason, sizeof info->reason);
                 info->method = MCT_METHOD_AUTO;
@@ -674,19 +714,19 @@ static mct_status_t plan_run(const mct_tally_desc_t* d, const char* device_name,
             }
             info->method = info->ranking[0].method;
             info->source = MCT_PLAN_SOURCE_MEASURE;
-            snprintf(info->reason, sizeof info->reason,
+            why_printf(info->reason, sizeof info->reason, 0,
                      "%s: fastest measured on %s (%.3g ns/update, %lld %s keys x %d, budget %.3g s), %d of %d methods admissible",
                      mct_method_name(info->method), mct_backend_name(d->backend), 1e9 * info->ranking[0].seconds_per_update,
                      (long long)sample_n, d->key_sample_n > 0 ? "sampled" : "synthetic", d->width, budget, nadm, n);
         }
     } else {
         const mct_method_t m = r[best].e.method;
-        fill_ranking(info, r, n);
+        fill_ranking(info, r, n, c.explain);
         info->method = m;
         const char* src = NULL;
-        if (c.explain) {
+        if (PLAN_UNLIKELY(c.explain)) {
             mct__plan_model(&c.w, info->pattern == MCT_PATTERN_UNKNOWN ? MCT_PATTERN_UNIFORM : info->pattern, m, &src);
-            snprintf(info->reason, sizeof info->reason,
+            why_printf(info->reason, sizeof info->reason, 0,
                      "%s: %s for %lld bins of %s, %s, width %d, adds from %s (%s), %d of %d methods admissible",
                      mct_method_name(m),
                      info->pattern == MCT_PATTERN_UNKNOWN ? "best in the worst key pattern" : "fastest predicted",

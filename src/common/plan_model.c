@@ -63,6 +63,15 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
     const int64_t window = n > cap ? CLASSIFY_WINDOW : n;
     const int64_t m = windows * window; /* keys read */
     int64_t runs = 0, ascending = 0, pairs = 0, warps = 0, distinct = 0;
+#if defined(__GNUC__)
+    /* Every line of the windows asked for at once: a plan between GPU runs
+     * finds the sample in memory, not in cache, and pays one wait, not one a line. */
+    for (int w = 0; w < windows; ++w) {
+        const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
+        for (int64_t i = 0; i < window; i += 16) __builtin_prefetch(k + i);
+        __builtin_prefetch(k + window - 1);
+    }
+#endif
     /* One pass a key, one hash for two open-addressed tables: a count table
      * over every window (the most frequent key's count and the keys present;
      * at least twice the keys read, on the stack: a plan allocates nothing),
