@@ -108,10 +108,18 @@ MCT_API mct_status_t mct_wisdom_import_file(mct_wisdom_t wisdom, const char* pat
 MCT_API mct_status_t mct_wisdom_export_string(mct_wisdom_t wisdom, char** text);
 MCT_API void mct_wisdom_free_string(char* text);
 /** Writes the plans to `path` atomically: a temporary file beside it, flushed,
- * then renamed over it, so a reader sees the old file or the new one. IO_ERROR
- * when it cannot be written (the old file is left as it was). */
+ * then renamed over it, so a reader sees the old file or the new one. Only
+ * over wisdom: INVALID_VALUE, and the file left as it is, when `path` holds
+ * anything else (mct_wisdom_file_writable); IO_ERROR when it cannot be written
+ * (the old file is left as it was). mct_wisdom_message says which. */
 MCT_API mct_status_t mct_wisdom_export_file(mct_wisdom_t wisdom, const char* path);
-/** The last import's warning ("" when none). Never NULL. */
+/** Whether mct_wisdom_export_file may write `path`: SUCCESS when it does not
+ * exist, is empty, or holds mctally wisdom of any format version, or damaged
+ * wisdom whose first 256 bytes still name the format (such wisdom is
+ * replaced); INVALID_VALUE when it is not a regular file or holds anything
+ * else; IO_ERROR when it exists but cannot be read. */
+MCT_API mct_status_t mct_wisdom_file_writable(const char* path);
+/** The last import's warning, or why the last export refused ("" when none). Never NULL. */
 MCT_API const char* mct_wisdom_message(mct_wisdom_t wisdom);
 
 #ifdef __cplusplus

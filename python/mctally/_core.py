@@ -125,7 +125,8 @@ class Tally:
             accepted per bin and the adds a bin takes per batch (planner needs).
         plan: ``"estimate"`` or ``"measure"``; key_sample: host keys like the ones to come
             (uint32); key_pattern: ``"uniform"``, ``"sorted"``, ``"hot"``, ``"few"``;
-            wisdom: a wisdom file read before planning and written after.
+            wisdom: a wisdom file read before planning and written after (a path
+                that holds anything but mctally wisdom is refused, INVALID_VALUE).
         pair_capacity: ``sort_reduce``: pairs a batch may hold.
 
     Arrays go in without copies when they already have the C API's types

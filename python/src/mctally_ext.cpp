@@ -319,6 +319,11 @@ NB_MODULE(_mctally, m) {
                      d.key_sample_n = (int64_t)key_sample->shape(0);
                  }
                  if (!wisdom_path.empty()) {
+                     /* Wisdom is written back only over wisdom: anything else is refused here, untouched. */
+                     if ((st = mct_wisdom_file_writable(wisdom_path.c_str())))
+                         return fail(st, "wisdom file " + wisdom_path +
+                                             (st == MCT_STATUS_INVALID_VALUE ? " holds something other than mctally wisdom"
+                                                                             : " cannot be read"));
                      if ((st = mct_wisdom_create(&s.wisdom))) return fail(st, "wisdom");
                      st = mct_wisdom_import_file(s.wisdom, wisdom_path.c_str());
                      if (st != MCT_STATUS_SUCCESS && st != MCT_STATUS_IO_ERROR && st != MCT_STATUS_WISDOM_IGNORED)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -237,45 +238,95 @@ mct_status_t mct_wisdom_import_string(mct_wisdom_t w, const char* text) {
     return st;
 }
 
-mct_status_t mct_wisdom_import_file(mct_wisdom_t w, const char* path) {
-    if (!w || !path) return MCT_STATUS_NULL_POINTER;
-    FILE* f = fopen(path, "rb");
-    if (!f) {
-        snprintf(w->message, sizeof w->message, "cannot read wisdom '%s': %s", path, strerror(errno));
+/* A file's text, NUL-terminated, at most 64 MB: SUCCESS, IO_ERROR (errno
+ * kept), TOO_LARGE, OUT_OF_MEMORY, or PARSE_ERROR when it holds NUL bytes. */
+static mct_status_t read_text(const char* path, char** out) {
+    *out = NULL;
+    struct stat s;
+    if (stat(path, &s) == 0 && !S_ISREG(s.st_mode)) { /* a FIFO would block the read */
+        errno = EINVAL;
         return MCT_STATUS_IO_ERROR;
     }
+    FILE* f = fopen(path, "rb");
+    if (!f) return MCT_STATUS_IO_ERROR;
     size_t cap = 4096, len = 0;
     char* text = malloc(cap);
-    for (size_t got; text && (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
+    mct_status_t st = text ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY;
+    for (size_t got; !st && (got = fread(text + len, 1, cap - len - 1, f)) > 0;) {
         len += got;
         if (len + 1 == cap) {
             char* p = len < ((size_t)64 << 20) ? realloc(text, cap *= 2) : NULL;
-            if (!p) free(text);
-            text = p;
+            if (!p) st = len < ((size_t)64 << 20) ? MCT_STATUS_OUT_OF_MEMORY : MCT_STATUS_TOO_LARGE;
+            else text = p;
         }
     }
-    const int err = ferror(f);
+    if (!st && ferror(f)) st = MCT_STATUS_IO_ERROR;
     fclose(f);
-    if (!text) return ignored(w, "file too large or out of memory");
-    if (err) {
-        free(text);
-        snprintf(w->message, sizeof w->message, "cannot read wisdom '%s'", path);
+    if (!st) {
+        text[len] = '\0';
+        if (strlen(text) != len) st = MCT_STATUS_PARSE_ERROR;
+    }
+    if (st) free(text);
+    else *out = text;
+    return st;
+}
+
+mct_status_t mct_wisdom_import_file(mct_wisdom_t w, const char* path) {
+    if (!w || !path) return MCT_STATUS_NULL_POINTER;
+    char* text = NULL;
+    const mct_status_t rs = read_text(path, &text);
+    if (rs == MCT_STATUS_IO_ERROR) {
+        const int err = errno;
+        snprintf(w->message, sizeof w->message, "cannot read wisdom '%s': %s", path, strerror(err));
+        errno = err;
         return MCT_STATUS_IO_ERROR;
     }
-    text[len] = '\0';
-    if (strlen(text) != len) {
-        free(text);
-        return ignored(w, "the file holds NUL bytes (corrupt)");
-    }
+    if (rs == MCT_STATUS_PARSE_ERROR) return ignored(w, "the file holds NUL bytes (corrupt)");
+    if (rs) return ignored(w, "file too large or out of memory");
     mct_status_t st = mct_wisdom_import_string(w, text);
     free(text);
     return st;
 }
 
+/* Wisdom is only ever written over wisdom: a path that names anything else
+ * (another program's JSON, notes, a device) is left as it is. */
+mct_status_t mct_wisdom_file_writable(const char* path) {
+    if (!path) return MCT_STATUS_NULL_POINTER;
+    struct stat s;
+    if (stat(path, &s) != 0) return errno == ENOENT ? MCT_STATUS_SUCCESS : MCT_STATUS_IO_ERROR;
+    if (!S_ISREG(s.st_mode)) return MCT_STATUS_INVALID_VALUE;
+    if (s.st_size == 0) return MCT_STATUS_SUCCESS;
+    char* text = NULL;
+    const mct_status_t rs = read_text(path, &text);
+    if (rs == MCT_STATUS_IO_ERROR || rs == MCT_STATUS_OUT_OF_MEMORY) return rs;
+    mct__json_t* root = rs ? NULL : mct__json_parse(text);
+    const char* format = root ? get_string(root, "format") : NULL;
+    int ours = format && !strcmp(format, format_name);
+    if (!root && text) {
+        /* Not JSON: ours when it is damaged wisdom, whose head (as
+         * export_string writes it) names the format in its first line. */
+        const size_t head = strnlen(text, 256);
+        const char save = text[head];
+        text[head] = '\0';
+        const char* key = strstr(text, "\"format\"");
+        ours = key && strstr(key, "\"mctally-wisdom\"") != NULL;
+        text[head] = save;
+    }
+    mct__json_free(root);
+    free(text);
+    return ours ? MCT_STATUS_SUCCESS : MCT_STATUS_INVALID_VALUE;
+}
+
 mct_status_t mct_wisdom_export_file(mct_wisdom_t w, const char* path) {
     if (!w || !path) return MCT_STATUS_NULL_POINTER;
+    mct_status_t st = mct_wisdom_file_writable(path);
+    if (st) {
+        snprintf(w->message, sizeof w->message, "'%s' %s: left as it is", path,
+                 st == MCT_STATUS_INVALID_VALUE ? "holds something other than mctally wisdom" : "cannot be read");
+        return st;
+    }
     char* text = NULL;
-    mct_status_t st = mct_wisdom_export_string(w, &text);
+    st = mct_wisdom_export_string(w, &text);
     if (st) return st;
     const size_t plen = strlen(path);
     char* tmp = malloc(plen + 32);
@@ -291,6 +342,7 @@ mct_status_t mct_wisdom_export_file(mct_wisdom_t w, const char* path) {
     if (f && fclose(f) != 0) ok = 0;
     mct_wisdom_free_string(text);
     if (!ok || rename(tmp, path) != 0) {
+        snprintf(w->message, sizeof w->message, "cannot write '%s': %s", path, strerror(errno));
         remove(tmp);
         free(tmp);
         return MCT_STATUS_IO_ERROR;

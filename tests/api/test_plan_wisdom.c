@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_plan_wisdom.c  Wisdom and measure mode: plans saved and reused
  * (string and file round trips, atomic writes), corrupt, truncated and stale
- * wisdom ignored with a warning and never a crash; measure mode on the cpu and
+ * wisdom ignored with a warning and never a crash, and never written over a
+ * file that is not wisdom; measure mode on the cpu and
  * emulated backends returns an admissible method within its time budget, and
  * a budget bounded by the announced batch measures only what it can afford. */
 #define _POSIX_C_SOURCE 200809L
@@ -215,6 +216,69 @@ static void check_wisdom_round_trip(const char* dir) {
     remove(path);
 }
 
+static void write_file(const char* path, const char* text) {
+    FILE* f = fopen(path, "wb");
+    ASSERT_TRUE(f != NULL);
+    ASSERT_TRUE(fputs(text, f) >= 0);
+    ASSERT_TRUE(fclose(f) == 0);
+}
+
+static int file_is(const char* path, const char* text) {
+    char buf[512] = "";
+    FILE* f = fopen(path, "rb");
+    if (!f) return 0;
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strcmp(buf, text) == 0;
+}
+
+/* Wisdom is written only over wisdom: another program's JSON, notes, a
+ * directory or a FIFO named as the wisdom file are left as they are (and a
+ * FIFO is never opened, so nothing blocks); a missing, empty, stale or damaged
+ * wisdom file is replaced. */
+static void check_wisdom_never_clobbers(const char* dir) {
+    mct_wisdom_t w = NULL;
+    ASSERT_STATUS(mct_wisdom_create(&w), MCT_STATUS_SUCCESS);
+    char path[512];
+    const char* foreign[] = {"{\"problem\": \"escape\", \"histories\": 7}\n", "my notes\nsecond line\n",
+                             "[1, 2, 3]\n", "{\"format\": \"other\", \"note\": \"mctally-wisdom\"}\n"};
+    for (int i = 0; i < (int)(sizeof foreign / sizeof *foreign); ++i) {
+        snprintf(path, sizeof path, "%s/foreign%d.json", dir, i);
+        write_file(path, foreign[i]);
+        ASSERT_STATUS(mct_wisdom_file_writable(path), MCT_STATUS_INVALID_VALUE);
+        ASSERT_STATUS(mct_wisdom_export_file(w, path), MCT_STATUS_INVALID_VALUE);
+        ASSERT_TRUE(strstr(mct_wisdom_message(w), "other than mctally wisdom") != NULL);
+        ASSERT_TRUE(file_is(path, foreign[i]));
+        remove(path);
+    }
+    ASSERT_STATUS(mct_wisdom_file_writable(dir), MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(mct_wisdom_export_file(w, dir), MCT_STATUS_INVALID_VALUE);
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    ASSERT_TRUE(mkfifo(path, 0600) == 0);
+    ASSERT_STATUS(mct_wisdom_file_writable(path), MCT_STATUS_INVALID_VALUE);
+    ASSERT_STATUS(mct_wisdom_import_file(w, path), MCT_STATUS_IO_ERROR);
+    ASSERT_STATUS(mct_wisdom_export_file(w, path), MCT_STATUS_INVALID_VALUE);
+    remove(path);
+    /* Replaced: missing, empty, stale (another format version), damaged. */
+    char* text = NULL;
+    ASSERT_STATUS(mct_wisdom_export_string(w, &text), MCT_STATUS_SUCCESS);
+    char damaged[48];
+    snprintf(damaged, sizeof damaged, "%.40s", text);
+    const char* ours[] = {NULL, "", "{\"format\": \"mctally-wisdom\", \"version\": 0, \"plans\": []}\n", damaged};
+    for (int i = 0; i < 4; ++i) {
+        snprintf(path, sizeof path, "%s/ours%d.json", dir, i);
+        if (ours[i]) write_file(path, ours[i]);
+        ASSERT_STATUS(mct_wisdom_file_writable(path), MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(mct_wisdom_export_file(w, path), MCT_STATUS_SUCCESS);
+        ASSERT_STATUS(mct_wisdom_import_file(w, path), MCT_STATUS_SUCCESS);
+        remove(path);
+    }
+    ASSERT_STATUS(mct_wisdom_file_writable(NULL), MCT_STATUS_NULL_POINTER);
+    mct_wisdom_free_string(text);
+    mct_wisdom_destroy(w);
+}
+
 int main(void) {
     char dir[] = "/tmp/mct_wisdom_XXXXXX";
     ASSERT_TRUE(mkdtemp(dir) != NULL);
@@ -223,6 +287,7 @@ int main(void) {
     check_measure_batch_share(MCT_BACKEND_CPU);
     check_measure_batch_share(MCT_BACKEND_EMULATED);
     check_wisdom_round_trip(dir);
+    check_wisdom_never_clobbers(dir);
     rmdir(dir);
     return 0;
 }

@@ -78,6 +78,16 @@ dtype = f64
 bins = 50
 pattern = hot
 INI
+# A file that is not wisdom is refused before any work, and left as it is.
+printf '{"problem": "escape", "histories": 7}\n' >"$work/notes.json"
+cp "$work/notes.json" "$work/notes.orig"
+for cmd in "plan --bins 300 --backend cpu" "run $work/auto.ini --backend cpu --histories 100 --out $work/out_foreign"; do
+    if $MCT $cmd --wisdom "$work/notes.json" >"$work/p9" 2>"$work/e9"; then fail "$cmd: a foreign --wisdom file was accepted"; fi
+    grep -q "holds something other than mctally wisdom" "$work/e9" || fail "$cmd: unclear refusal: $(cat "$work/e9")"
+    [ "$(wc -l <"$work/e9")" -eq 1 ] || fail "$cmd: more than one line: $(cat "$work/e9")"
+    cmp -s "$work/notes.json" "$work/notes.orig" || fail "$cmd: the foreign --wisdom file was changed"
+done
+[ ! -e "$work/out_foreign" ] || fail "run wrote output although its --wisdom was refused"
 "$MCT" run "$work/auto.ini" --backend emulated --out "$work/auto" >"$work/r1" || fail "auto run failed"
 python3 - "$work/auto/result.json" <<'PY' || fail "result.json plan"
 import json, sys

@@ -177,6 +177,23 @@ def _status(exc_info):
     return exc_info.value.name
 
 
+def test_wisdom_written_only_over_wisdom(tmp_path):
+    """A wisdom path is read and written back; one that holds something else
+    is refused with INVALID_VALUE before any tally exists, and left as it is."""
+    wisdom = tmp_path / "w.json"
+    with mctally.Tally(300, backend="cpu", wisdom=str(wisdom)) as t:
+        assert t.plan["source"] == "estimate"
+    assert '"mctally-wisdom"' in wisdom.read_text()
+    with mctally.Tally(300, backend="cpu", wisdom=str(wisdom)) as t:
+        assert t.plan["source"] == "wisdom"
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"experiment": 12}\n')
+    with pytest.raises(mctally.MctallyError) as e:
+        mctally.Tally(300, backend="cpu", wisdom=str(notes))
+    assert _status(e) == "INVALID_VALUE" and "other than mctally wisdom" in str(e.value)
+    assert notes.read_text() == '{"experiment": 12}\n'
+
+
 @pytest.mark.parametrize("backend", HOST_BACKENDS)
 def test_key_out_of_range_reported_by_end_batch(backend):
     with mctally.Tally(4, backend=backend, method="atomic") as t:

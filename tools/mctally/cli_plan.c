@@ -49,6 +49,13 @@ cJSON* mct_cli_plan_json(const mct_plan_info_t* p) {
 int mct_cli_wisdom_open(const char* path, mct_wisdom_t* out) {
     *out = NULL;
     if (!path || !path[0]) return 0;
+    /* Refused before any work: a path the wisdom could not be written back to. */
+    if (mct_cli_check_out_file(path)) return 1;
+    const mct_status_t ws = mct_wisdom_file_writable(path);
+    if (ws == MCT_STATUS_INVALID_VALUE)
+        return mct_cli_error("--wisdom '%s' holds something other than mctally wisdom; mctally leaves it as it is "
+                             "(name a new file or a wisdom file)", path);
+    if (ws) return mct_cli_error("cannot read wisdom '%s': %s", path, strerror(errno));
     if (mct_wisdom_create(out)) return mct_cli_error("out of memory");
     const mct_status_t st = mct_wisdom_import_file(*out, path);
     /* A missing file is a first run; anything unreadable is a warning, never an error. */
@@ -56,12 +63,12 @@ int mct_cli_wisdom_open(const char* path, mct_wisdom_t* out) {
         fprintf(stderr, "mctally: warning: %s: %s\n", path, mct_wisdom_message(*out));
     else if (st == MCT_STATUS_IO_ERROR && errno != ENOENT)
         fprintf(stderr, "mctally: warning: %s\n", mct_wisdom_message(*out));
-    return mct_cli_check_out_file(path);
+    return 0;
 }
 
 int mct_cli_wisdom_close(const char* path, mct_wisdom_t w) {
     int rc = 0;
-    if (w && mct_wisdom_export_file(w, path)) rc = mct_cli_error("cannot write wisdom '%s'", path);
+    if (w && mct_wisdom_export_file(w, path)) rc = mct_cli_error("cannot write wisdom: %s", mct_wisdom_message(w));
     mct_wisdom_destroy(w);
     return rc;
 }
