@@ -7,12 +7,12 @@
 # build-fuzz/findings/<target>/crash-* (keep it under fuzz/regressions/<target>/
 # once fixed: ctest replays that directory). Prints the executions of each
 # target and their total.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: ini args accumulate
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: ini args accumulate wisdom
 set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-targets=${*:-ini args accumulate}
+targets=${*:-ini args accumulate wisdom}
 . scripts/apt_need.sh
 mct_apt_need fuzz clang libclang-rt-dev cmake make pkg-config libcjson-dev libinih-dev zlib1g-dev
 launcher=""
