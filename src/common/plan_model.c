@@ -63,11 +63,13 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
     const int64_t window = n > cap ? CLASSIFY_WINDOW : n;
     const int64_t m = windows * window; /* keys read */
     int64_t runs = 0, ascending = 0, pairs = 0, warps = 0, distinct = 0;
+    const uint32_t* start[CLASSIFY_WINDOWS]; /* each window's first key */
+    for (int w = 0; w < windows; ++w) start[w] = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
 #if defined(__GNUC__)
     /* Every line of the windows asked for at once: a plan between GPU runs
      * finds the sample in memory, not in cache, and pays one wait, not one a line. */
     for (int w = 0; w < windows; ++w) {
-        const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
+        const uint32_t* k = start[w];
         for (int64_t i = 0; i < window; i += 16) __builtin_prefetch(k + i);
         __builtin_prefetch(k + window - 1);
     }
@@ -85,7 +87,7 @@ void mct__plan_classify(const uint32_t* keys, int64_t n, int64_t cells, mct__key
     const uint64_t mask = (uint64_t)slots - 1;
     memset(table_count, 0, (size_t)slots * sizeof *table_count);
     for (int w = 0; w < windows; ++w) {
-        const uint32_t* k = keys + (windows > 1 ? (n - window) / (windows - 1) * w : 0);
+        const uint32_t* k = start[w];
         runs += 1;
         pairs += window - 1;
         for (int64_t i = 0; i < window; ++i) {

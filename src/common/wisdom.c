@@ -305,12 +305,9 @@ mct_status_t mct_wisdom_file_writable(const char* path) {
     if (!root && text) {
         /* Not JSON: ours when it is damaged wisdom, whose head (as
          * export_string writes it) names the format in its first line. */
-        const size_t head = strnlen(text, 256);
-        const char save = text[head];
-        text[head] = '\0';
+        text[strnlen(text, 256)] = '\0'; /* the head only; text is freed below */
         const char* key = strstr(text, "\"format\"");
         ours = key && strstr(key, "\"mctally-wisdom\"") != NULL;
-        text[head] = save;
     }
     mct__json_free(root);
     free(text);
