@@ -6,8 +6,10 @@ torch.bincount(weights) and, where CuPy is installed, cupy.add.at; on the
 scatter sweep's cases (B in 1, 8, 1e3, 1e6; keys uniform, sorted = floor(i B / n),
 hot = half the keys B/2; f64 values uniform on [0, 1)), n updates per call.
 mctally gets the keys as int32 and, in the `_int64` entries, as the int64
-tensor the peers get (PyTorch's own index type). `deterministic` finds its
-fraction bits per call (max|v|, a pass over the values);
+tensor the peers get (PyTorch's own index type). `deterministic` takes its
+fraction bits from the shape's last call and checks them against the maximum
+the add keeps; `deterministic_pass` finds them by a pass over the values for
+max|v| before every call (each call is a shape's first);
 `deterministic_frac_bits` is given the same bits.
 Also the per-call overhead of the Python layer at small n (--small-n keys into
 64 bins, method atomic): scatter_add (its tally taken from
@@ -44,7 +46,7 @@ import time
 import numpy as np
 
 import mctally
-from mctally._core import _frac_bits_for  # the fraction bits deterministic scatter_add picks
+from mctally._core import _frac_bits_for, _scale_guess  # the fraction bits deterministic scatter_add picks
 
 
 def timer(torch, device):
@@ -161,19 +163,29 @@ def sweep(torch, args, run, device):
                 case["peers"]["cupy_add_at"] = measure(
                     run, lambda: cupy.add.at(cupy.zeros(bins), ck, cv), args.reps)
             # int32 keys, and the int64 keys the peers get (PyTorch's own index type); deterministic
-            # with the fraction bits found per call (a pass over the values for max|v|) and given
-            # (the same bits, found once: a caller who knows its values' bound)
+            # with the fraction bits found by the call (the last call's scale, checked against the
+            # maximum the add keeps), found by a pass over the values for max|v| on every call (the
+            # shape's guess forgotten before each: a shape's first call), and given (the same bits,
+            # found once: a caller who knows its values' bound)
             frac_given = _frac_bits_for(values, "torch", args.n)
-            for label, kw, ks in (("auto", {}, k32), ("deterministic", {"deterministic": True}, k32),
-                                  ("deterministic_frac_bits", {"deterministic": True, "frac_bits": frac_given}, k32),
-                                  ("block_reduce", {"method": "block_reduce"}, k32),
-                                  ("atomic", {"method": "atomic"}, k32),
-                                  ("auto_int64", {}, keys), ("atomic_int64", {"method": "atomic"}, keys)):
+            for label, kw, ks, pre in (("auto", {}, k32, None), ("deterministic", {"deterministic": True}, k32, None),
+                                       ("deterministic_pass", {"deterministic": True}, k32, _scale_guess.clear),
+                                       ("deterministic_frac_bits", {"deterministic": True, "frac_bits": frac_given}, k32,
+                                        None),
+                                       ("block_reduce", {"method": "block_reduce"}, k32, None),
+                                       ("atomic", {"method": "atomic"}, k32, None),
+                                       ("auto_int64", {}, keys, None), ("atomic_int64", {"method": "atomic"}, keys, None)):
                 if "method" in kw and not mctally.method_supports(kw["method"], "f64", "cuda" if device == "cuda" else "cpu"):
                     continue
-                got = mctally.scatter_add(ks, values, bins, **kw)
-                entry = measure(run, lambda: mctally.scatter_add(ks, values, bins, **kw), args.reps)
-                last = mctally.scatter_add(ks, values, bins, **kw)
+
+                def call(ks=ks, kw=kw, pre=pre):
+                    if pre:
+                        pre()
+                    return mctally.scatter_add(ks, values, bins, **kw)
+
+                got = call()
+                entry = measure(run, call, args.reps)
+                last = call()
                 err = max(float(((g - ref).abs() / ref.abs().clamp_min(1e-300)).max()) for g in (got, last))
                 frac = _frac_bits_for(values, "torch", args.n) if kw.get("deterministic") else None
                 dev = max(dev_over_bound(g - ref, ref, counts, frac) for g in (got, last))

@@ -55,6 +55,7 @@ typedef struct {
     int reps;
     double case_seconds;
     const char* out;
+    uint32_t methods; /* bit m: method m runs (--methods; all by default) */
 } bench_args_t;
 
 /* One input set on the device and its exact reference on the host. */
@@ -581,6 +582,7 @@ static void run_case(scatter_case_t* c, const bench_args_t* a, double floor_ms, 
     run_sort_peer(c, a, floor_ms);
     for (int m = 0; m < MCT_METHOD_COUNT; ++m) {
         if (mct_method_supports((mct_method_t)m, MCT_DTYPE_F64, MCT_BACKEND_CUDA) != MCT_STATUS_SUCCESS) continue;
+        if (!(a->methods >> m & 1u)) continue;
         if (m == MCT_METHOD_SHARED && c->nbins * 8 > MCT_BLOCK_TALLY_SMEM_LIMIT) {
             case_result_t r = {};
             r.status = "n/a: B x 8 bytes exceed 48 KiB of shared memory";
@@ -659,10 +661,11 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
     a->reps = 7;
     a->case_seconds = 0.5;
     a->out = mpc ? "bench_mpc.json" : "bench_scatter.json";
+    a->methods = (1u << MCT_METHOD_COUNT) - 1u;
     for (int i = 0; i < argc; ++i) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: mctally bench %s [--n N (%s)] [--reps R (7, >= 5)] [--case-seconds S (0.5)] "
-                   "[--out FILE.json]\n",
+                   "[--methods M,M,... (all)] [--out FILE.json]\n",
                    a->suite, mpc ? "1e7 particles" : "1e8 updates");
             exit(0);
         }
@@ -677,7 +680,24 @@ static int parse_args(int argc, char** argv, bench_args_t* a) {
         }
         else if (!strcmp(flag, "--case-seconds")) bad = mct_cli_parse_f64(value, 0.001, &a->case_seconds);
         else if (!strcmp(flag, "--out")) a->out = value;
-        else return usage_error(a, "unknown option (known: --n, --reps, --case-seconds, --out)");
+        else if (!strcmp(flag, "--methods")) {
+            /* A comma-separated list of method names; the peers run in any case. */
+            a->methods = 0;
+            char name[64];
+            for (const char* p = value;;) {
+                const size_t len = strcspn(p, ",");
+                mct_method_t m;
+                if (len == 0 || len >= sizeof name) return usage_error(a, "--methods: a list of method names, comma-separated");
+                memcpy(name, p, len);
+                name[len] = 0;
+                if (mct_method_from_name(name, &m) != MCT_STATUS_SUCCESS || (int)m < 0 || (int)m >= MCT_METHOD_COUNT)
+                    return usage_error(a, "--methods: unknown method (see mctally methods)");
+                a->methods |= 1u << m;
+                if (!p[len]) break;
+                p += len + 1;
+            }
+        }
+        else return usage_error(a, "unknown option (known: --n, --reps, --case-seconds, --methods, --out)");
         if (bad) return usage_error(a, "bad value (--n: 1 .. 2^31-1, --reps: 5 .. 1000, --case-seconds: >= 0.001)");
     }
     return 0;

@@ -142,6 +142,7 @@ typedef struct {
     double* loss_shadow;       /**< rounding-loss shadow (mct_rounding.h), NULL when not enabled */
     uint32_t loss_mask;        /**< sampling mask of the shadow (mct_loss_sampled) */
     uint32_t loss_salt;        /**< differs between views: part of the sampling key */
+    unsigned long long* abs_max; /**< fixed, kept (mct_tally_enable_abs_max): the bits of the largest |value| the array adds read this batch; else NULL */
 } mct_tally_view_t;
 
 typedef struct mct_tally_s* mct_tally_t;
@@ -358,6 +359,29 @@ MCT_API mct_status_t mct_tally_copy_sums(mct_tally_t tally, mct_sums_t which, mc
  * that read and, on success, one writes and zeroes them after it, so the sums
  * arrive in dst asynchronously, in stream order. */
 MCT_API mct_status_t mct_tally_take_sums(mct_tally_t tally, double* dst);
+
+/** Makes a `fixed` tally keep, for each batch, the largest |value| that the
+ * library's array adds (mct_tally_add, mct_tally_add_keys,
+ * mct_tally_add_device and their grouped and keyed forms; not the adds of the
+ * caller's own kernels) give it from now on, for mct_tally_last_abs_max. The
+ * adds then cost a few per cent more, which is why it is asked for. Calling it
+ * again changes nothing. Returns SUCCESS; NULL_POINTER; NOT_SUPPORTED (not a
+ * fixed tally). */
+MCT_API mct_status_t mct_tally_enable_abs_max(mct_tally_t tally);
+
+/** The largest |value| given in the batch that the last mct_tally_end_batch
+ * or mct_tally_take_sums ended, on this process, by a tally that keeps it
+ * (mct_tally_enable_abs_max): every value passed counts, those dropped with a
+ * flag (a key past the bins, a value that does not fit) included; NaN when one
+ * was NaN, +Inf when one was infinite, 0 for a batch without values. Read with
+ * the batch's flag word, so it costs the batch end nothing more. It lets a
+ * caller choose the scale from the values without a pass of its own: add with
+ * a guessed fixed_frac_bits, take the sums, and redo the batch on a tally of
+ * another scale only when the one the maximum calls for differs (the result is
+ * then the bits of that scale given at once). Returns SUCCESS; NULL_POINTER;
+ * NOT_SUPPORTED (not a fixed tally); INVALID_STATE (not kept, or no batch
+ * ended since it is). */
+MCT_API mct_status_t mct_tally_last_abs_max(mct_tally_t tally, double* abs_max);
 
 /** Exports the tally's accumulated state between batches (a checkpoint): its
  * shape (type, method, bins, fraction bits), the batch and history counts, the

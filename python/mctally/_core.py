@@ -350,22 +350,49 @@ class Tally:
                 f"backend={self.backend} batches={self.batches}>")
 
 
-def _frac_bits_for(values: Any, lib: str, n: int) -> int:
+def _frac_bits_rule(top: float, n: int) -> int:
     """The most fraction bits that keep any partial sum inside int64 with a
     factor 2 to spare, from n * max|v| >= sum |v| (order-free, so the choice is
-    the same on every device and run), whatever the values' magnitude. Values
-    that round to 0 even so (every |v| at most half a unit at the largest
-    scale) are said in a RuntimeWarning, not silently summed to 0."""
-    top = _arrays.abs_max(values, lib)
+    the same on every device and run), whatever the values' magnitude; 32
+    where the bound is 0 or not finite (the add then flags the values)."""
     bound = n * top
     if bound == 0.0 or not math.isfinite(bound):
         return 32
     lo, hi = _ext.FIXED_FRAC_BITS_MIN, _ext.FIXED_FRAC_BITS_MAX
-    bits = max(lo, min(hi, math.floor(62.0 - math.log2(bound)) - 1))
-    if math.ldexp(top, bits) <= 0.5:
+    return max(lo, min(hi, math.floor(62.0 - math.log2(bound)) - 1))
+
+
+def _warn_if_zero(top: float, bits: int, stacklevel: int) -> None:
+    """Values that round to 0 even at the chosen scale (every |v| at most half
+    a unit) are said in a RuntimeWarning, not silently summed to 0."""
+    if math.isfinite(top) and top > 0.0 and math.ldexp(top, bits) <= 0.5:
         warnings.warn(f"scatter_add(deterministic=True): every value is at most {top:g} and rounds to 0 in fixed "
-                      f"point with {bits} fraction bits; use a float method to keep them", RuntimeWarning, stacklevel=3)
+                      f"point with {bits} fraction bits; use a float method to keep them", RuntimeWarning,
+                      stacklevel=stacklevel)
+
+
+def _frac_bits_for(values: Any, lib: str, n: int) -> int:
+    """_frac_bits_rule from a pass over the values (max|v| read back)."""
+    top = _arrays.abs_max(values, lib)
+    bits = _frac_bits_rule(top, n)
+    _warn_if_zero(top, bits, 4)
     return bits
+
+
+#: deterministic=True without frac_bits: the scale the last call of each shape
+#: (bins, backend, device, key_pattern) used, the next call's guess (see
+#: scatter_add). At most _SCALE_GUESSES shapes, the oldest forgotten first.
+_scale_guess: "OrderedDict[Hashable, int]" = OrderedDict()
+_SCALE_GUESSES = 64
+
+
+def _remember_scale(shape: Hashable, bits: int) -> None:
+    _scale_guess[shape] = bits
+    while len(_scale_guess) > _SCALE_GUESSES:
+        try:
+            _scale_guess.popitem(last=False)
+        except KeyError:  # emptied by another thread
+            break
 
 
 # ---- scatter_add: tallies kept between calls, read on the device ---------------
@@ -373,6 +400,7 @@ def _frac_bits_for(values: Any, lib: str, n: int) -> int:
 #: The statuses mct_tally_take_sums gives for a bad batch: the tally is clean
 #: again (bins and flags zeroed) and goes back to the cache.
 _BATCH_STATUSES = frozenset(MctallyError._codes[k] for k in ("BIN_OUT_OF_RANGE", "OVERFLOW", "NONFINITE_VALUE"))
+_OVERFLOW = MctallyError._codes["OVERFLOW"]
 
 
 class _Cached:
@@ -536,11 +564,15 @@ def _result_array(lib: str, out: Any, bins: int, values: Any, dev: Optional[int]
         return cupy.empty(bins)
 
 
-def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[int], out: Any, key: Tuple) -> Any:
+def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[int], out: Any, key: Tuple,
+                        scale_check: bool = False) -> Any:
     """One call on the cached tally of `key`: one extension call adds the
     arrays and takes the batch's sums into the result (mct_tally_take_sums: the
     bins checked and read where they are, the flag word read once, the bins
-    zeroed for the next call)."""
+    zeroed for the next call). scale_check (a fixed tally whose scale was
+    guessed): returns (result, max|v| of the batch, status) instead, raising
+    only for what no scale changes (keys past the bins, values not finite, a
+    failed add)."""
     cache = scatter_add_cache
     e = cache._idle.pop(key, None)  # ScatterAddCache._take, inline: one atomic pop
     hit = e is not None
@@ -548,6 +580,8 @@ def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[
         bins, dtype, method, det, frac_bits, backend, device, pattern = key
         e = _Cached(Tally(bins, dtype, method, backend, det, device=device, frac_bits=frac_bits, key_pattern=pattern))
     try:
+        if scale_check:
+            _check(e.ext.enable_abs_max(), "scatter_add")  # once a tally; then a no-op
         if out is None and lib == "torch":
             res = values.new_empty(key[0])  # float64 on the values' device, on the current stream
         else:
@@ -574,7 +608,10 @@ def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[
         e.close()
         cache._give(key, None, hit)
         _check(st, "scatter_add")
+    top = e.ext.last_abs_max()[1] if scale_check else 0.0
     cache._give(key, e, hit)
+    if scale_check and st in (0, _OVERFLOW):
+        return res, top, st
     if st:
         _check(st, "scatter_add")
     return res
@@ -654,7 +691,11 @@ def scatter_add(
     not the tally's (host arrays with ``backend="cuda"``, bare
     ``__cuda_array_interface__`` objects) go through a tally of their own and
     the C API's batch statistics. ``deterministic=True`` without ``frac_bits``
-    also reads ``max|values|`` back from the device on every call.
+    finds ``max|values|`` with a pass of its own on the first call of a shape;
+    later calls add at the scale the shape's last call used and read the
+    maximum the add itself kept (``mct_tally_last_abs_max``, read with the flag
+    word), doing the call again only when the values call for another scale:
+    the result is always that of the documented scale.
     """
     lib, keys, values, n, dev = _arrays.prepare(keys, values, 1, MctallyError, "scatter_add")
     if type(bins) is not int:
@@ -664,6 +705,9 @@ def scatter_add(
     if out is not None:
         _check_out(out, bins)
     det = None
+    cached = lib != "cai" and (backend == "cuda") == (dev is not None)
+    device = dev if dev is not None and dev > 0 else 0
+    guessed = False
     if deterministic:
         if method not in ("auto", "fixed"):
             raise MctallyError("UNSATISFIABLE", f"scatter_add: deterministic=True gives method fixed, not {method!r}")
@@ -671,10 +715,31 @@ def scatter_add(
         if frac_bits is None:
             if lib == "cai":
                 raise MctallyError("INVALID_VALUE", "scatter_add: give frac_bits for __cuda_array_interface__ arrays")
-            frac_bits = _frac_bits_for(values, lib, n)
-    key = (bins, "f64", method, det, frac_bits, backend, dev if dev is not None and dev > 0 else 0, key_pattern)
-    if lib == "cai" or (backend == "cuda") != (dev is not None):
+            shape = (bins, backend, device, key_pattern)
+            frac_bits = _scale_guess.get(shape) if cached else None
+            guessed = frac_bits is not None
+            if not guessed:
+                frac_bits = _frac_bits_for(values, lib, n)
+                if cached:
+                    _remember_scale(shape, frac_bits)
+    key = (bins, "f64", method, det, frac_bits, backend, device, key_pattern)
+    if not cached:
         res = _scatter_add_batch(lib, keys, values, n, key)
+    elif guessed:
+        # The scale of this shape's last call, checked against the maximum the
+        # add itself read: where the values call for another, the batch is
+        # done again at that scale (the same bits as with it given at once).
+        res, top, st = _scatter_add_cached(lib, keys, values, n, dev, out, key, scale_check=True)
+        want = _frac_bits_rule(top, n)
+        if want != frac_bits:
+            _remember_scale(shape, want)
+            key = (bins, "f64", method, det, want, backend, device, key_pattern)
+            res = _scatter_add_cached(lib, keys, values, n, dev, res, key)
+        elif st:
+            _check(st, "scatter_add")
+        _warn_if_zero(top, want, 3)
+        if res is out:
+            return out
     else:
         res = _scatter_add_cached(lib, keys, values, n, dev, out, key)
         if res is out:

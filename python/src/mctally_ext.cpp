@@ -481,6 +481,19 @@ NB_MODULE(_mctally, m) {
                  nb::gil_scoped_release nogil;
                  return (int)mct_tally_end_batch(s.t, histories);
              })
+        // enable_abs_max() -> status; last_abs_max() -> (status, largest |value| of the
+        // last ended batch): fixed tallies that keep it.
+        .def("enable_abs_max",
+             [](Tally& s) -> int {
+                 if (int e = check_open(s)) return e;
+                 return (int)mct_tally_enable_abs_max(s.t);
+             })
+        .def("last_abs_max",
+             [](const Tally& s) {
+                 double m = 0.0;
+                 const int st = s.t ? (int)mct_tally_last_abs_max(s.t, &m) : (int)MCT_STATUS_INVALID_STATE;
+                 return std::make_tuple(st, m);
+             })
         .def("counts",
              [](const Tally& s) {
                  int64_t b = 0, h = 0;

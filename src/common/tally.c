@@ -29,8 +29,11 @@ struct mct_tally_s {
     mct__scratch_t scratch; /* staging, sort and reduction room, grown once (backend.h) */
     void* staging;  /* host copy of one batch's bins */
     int staging_pinned; /* staging came from ops->host_alloc */
-    unsigned* flags; /* backend memory, one word of MCT_TALLY_FLAG_* bits */
+    unsigned* flags; /* backend memory, a flag_block_t (the flag word first) */
     unsigned flags_seen;
+    int keep_abs_max;    /* fixed: the array adds keep the batch's largest |value| (mct_tally_enable_abs_max) */
+    double last_abs_max; /* the last ended batch's largest |value| (mct_tally_last_abs_max) */
+    int abs_max_read;    /* a batch has ended since and last_abs_max holds its maximum */
     void* pairs;     /* sort_reduce: backend memory, pair_capacity pairs + a counter */
     /* Per-bin batch statistics: West's weighted running mean and M2 of the
      * per-history batch means, and exact raw sums. */
@@ -46,6 +49,17 @@ struct mct_tally_s {
     mct__plan_facts_t plan_facts;
     char device_name[256]; /* the backend's probe at create */
 };
+
+/* The batch's flag word and, for a fixed tally that keeps it, the bits of the
+ * largest |value| its array adds read (mct_tally_view_t.abs_max), side by side
+ * so that one copy at a batch end reads both. */
+typedef struct {
+    unsigned flags, pad;
+    unsigned long long abs_max;
+} flag_block_t;
+
+/* The bytes of the flag block a batch end reads and zeroes. */
+static size_t flag_bytes(const mct_tally_t t) { return t->keep_abs_max ? sizeof(flag_block_t) : sizeof(unsigned); }
 
 mct__loss_t** mct__tally_loss_slot(mct_tally_t t, const mct__backend_ops_t** ops) {
     *ops = t->ops;
@@ -172,8 +186,8 @@ mct_status_t mct_tally_create(mct_tally_t* out, const mct_tally_desc_t* desc) {
     if ((st = alloc_host_stats(t))) goto fail;
     if ((st = ops->alloc(d.device, bins_bytes(t), &t->bins))) goto fail;
     if ((st = ops->zero(t->bins, bins_bytes(t), t->stream))) goto fail;
-    if ((st = ops->alloc(d.device, sizeof(unsigned), (void**)&t->flags))) goto fail;
-    if ((st = ops->zero(t->flags, sizeof(unsigned), t->stream))) goto fail;
+    if ((st = ops->alloc(d.device, sizeof(flag_block_t), (void**)&t->flags))) goto fail;
+    if ((st = ops->zero(t->flags, sizeof(flag_block_t), t->stream))) goto fail;
     if (pairs_bytes(t) && (st = ops->alloc(d.device, pairs_bytes(t), &t->pairs))) goto fail;
     if (pairs_bytes(t) && (st = ops->zero(t->pairs, pairs_bytes(t), t->stream))) goto fail;
     /* The zeroing runs on the default stream; a caller's non-blocking stream
@@ -292,6 +306,7 @@ mct_status_t mct_tally_view(mct_tally_t t, mct_tally_view_t* v) {
     v->pair_capacity = t->pairs ? t->desc.pair_capacity : 0;
     v->pair_count = t->pairs ? (unsigned long long*)((char*)t->pairs + pairs_bytes(t) - sizeof(unsigned long long))
                              : NULL;
+    v->abs_max = t->keep_abs_max ? &((flag_block_t*)t->flags)->abs_max : NULL;
     mct__loss_view(t->loss, v);
     return MCT_STATUS_SUCCESS;
 }
@@ -525,12 +540,42 @@ static int fold_batch(mct_tally_t t, int64_t histories, int* overflow) {
     return nonfinite;
 }
 
-/* Reads and clears the batch's flag word. */
+/* Reads the batch's flag word and, where the tally keeps it, the batch's
+ * largest |value| (into last_abs_max), in one copy. */
+static mct_status_t read_flags(mct_tally_t t, unsigned* flags) {
+    flag_block_t fb = {0, 0, 0};
+    const mct_status_t st = t->ops->to_host(&fb, t->flags, flag_bytes(t), t->stream);
+    *flags = fb.flags;
+    if (!st && t->keep_abs_max) {
+        memcpy(&t->last_abs_max, &fb.abs_max, sizeof t->last_abs_max);
+        t->abs_max_read = 1;
+    }
+    return st;
+}
+
+/* Reads and clears the batch's flag word (and maximum). */
 static mct_status_t take_flags(mct_tally_t t, unsigned* flags) {
-    mct_status_t st = t->ops->to_host(flags, t->flags, sizeof *flags, t->stream);
-    if (!st) st = t->ops->zero(t->flags, sizeof(unsigned), t->stream);
+    mct_status_t st = read_flags(t, flags);
+    if (!st) st = t->ops->zero(t->flags, flag_bytes(t), t->stream);
     t->flags_seen |= *flags;
     return st;
+}
+
+mct_status_t mct_tally_enable_abs_max(mct_tally_t t) {
+    if (!t) return MCT_STATUS_NULL_POINTER;
+    if (t->desc.method != MCT_METHOD_FIXED) return MCT_STATUS_NOT_SUPPORTED;
+    if (t->keep_abs_max) return MCT_STATUS_SUCCESS;
+    /* The word beside the flags starts at zero (the tally's creation zeroed the block). */
+    t->keep_abs_max = 1;
+    return MCT_STATUS_SUCCESS;
+}
+
+mct_status_t mct_tally_last_abs_max(mct_tally_t t, double* abs_max) {
+    if (!t || !abs_max) return MCT_STATUS_NULL_POINTER;
+    if (t->desc.method != MCT_METHOD_FIXED) return MCT_STATUS_NOT_SUPPORTED;
+    if (!t->keep_abs_max || !t->abs_max_read) return MCT_STATUS_INVALID_STATE;
+    *abs_max = t->last_abs_max;
+    return MCT_STATUS_SUCCESS;
 }
 
 static mct_status_t finish_sort_reduce(mct_tally_t t) {
@@ -758,14 +803,16 @@ mct_status_t mct_tally_take_sums(mct_tally_t t, double* dst) {
     mct_status_t st = mct_tally_flush(t);
     if (!st) st = mct_tally_view(t, &v);
     if (!st) st = t->ops->take_bins(&v, NULL, t->stream);
-    if (!st) st = t->ops->to_host(&flags, t->flags, sizeof flags, t->stream);
+    if (!st) st = read_flags(t, &flags);
     if (st) return st;
     t->flags_seen |= flags & ~MCT__FLAG_BIN_NONFINITE;
     if (flags) {
         st = t->ops->zero(t->bins, bins_bytes(t), t->stream);
-        if (!st) st = t->ops->zero(t->flags, sizeof(unsigned), t->stream);
+        if (!st) st = t->ops->zero(t->flags, flag_bytes(t), t->stream);
     } else {
         st = t->ops->take_bins(&v, dst, t->stream);
+        /* The flag word is zero; a kept maximum is not. */
+        if (!st && t->keep_abs_max) st = t->ops->zero(t->flags, flag_bytes(t), t->stream);
     }
     int64_t words = 0;
     double* shadow = mct__loss_shadow(t->loss, 0, &words);

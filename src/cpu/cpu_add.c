@@ -133,11 +133,24 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const void* keys,
     if (n < 0 || width < 1 || (width > 1 && stride < n)) return MCT_STATUS_INVALID_VALUE;
     if (view->method == MCT_METHOD_REPLICATED && view->nreplicas < 1) return MCT_STATUS_INVALID_STATE;
     int out_of_range = 0;
-#pragma omp parallel for schedule(static) reduction(| : out_of_range)
+    /* A fixed tally that asked for it (view->abs_max) keeps the largest
+     * |value| passed (the bits of |v|, which order as the numbers do; NaN's
+     * above +Inf's), dropped groups' included, as the device adds do
+     * (mct_tally_last_abs_max). */
+    const int keep_max = view->abs_max != NULL;
+    uint64_t amax = 0;
+#pragma omp parallel for schedule(static) reduction(| : out_of_range) reduction(max : amax)
     for (int64_t i = 0; i < n; ++i) {
         const uint32_t key = key_type == MCT_KEY_I64 ? mct_arith_key_from_i64(((const int64_t*)keys)[i])
                                                      : ((const uint32_t*)keys)[i];
         const int64_t first = (int64_t)key * width;
+        if (keep_max)
+            for (int c = 0; c < width; ++c) {
+                uint64_t b;
+                memcpy(&b, &values[(int64_t)c * stride + i], sizeof b);
+                b &= UINT64_C(0x7fffffffffffffff);
+                amax = b > amax ? b : amax;
+            }
         if (first + width > view->nbins) { /* the whole group is dropped */
             out_of_range = 1;
             continue;
@@ -146,6 +159,12 @@ mct_status_t mct__cpu_add_device(const mct_tally_view_t* view, const void* keys,
             add_one(view, (uint32_t)(first + c), values[(int64_t)c * stride + i], ((uint64_t)i * (uint64_t)width + (uint64_t)c) ^ ((uint64_t)view->loss_salt << 40));
     }
     if (out_of_range) raise_flag(view, MCT_TALLY_FLAG_OUT_OF_RANGE);
+    if (keep_max && amax) {
+        unsigned long long old = __atomic_load_n(view->abs_max, __ATOMIC_RELAXED);
+        while (old < amax &&
+               !__atomic_compare_exchange_n(view->abs_max, &old, (unsigned long long)amax, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+    }
     return MCT_STATUS_SUCCESS;
 }
 

@@ -152,4 +152,11 @@ for b in -961 1023; do
         --keys "$work/mag.keys" --values "$work/mag_small.values" --method fixed --frac-bits "$b"
 done
 
+# The scatter benchmark's method list, where the CLI runs benchmarks (a GPU).
+if "$MCT" bench scatter --help >/dev/null 2>&1; then
+    for m in bogus "fixed,,atomic" "fixed," auto; do
+        expect_error "bench_methods_$m" "bench scatter: --methods:" bench scatter --methods "$m"
+    done
+fi
+
 [ "$failures" -eq 0 ] && echo "all input checks passed" || { echo "$failures failures"; exit 1; }

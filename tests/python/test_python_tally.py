@@ -295,6 +295,50 @@ def test_deterministic_at_any_magnitude(rng, backend, scale):
     assert np.max(np.abs(got)) > 0.0
 
 
+def _rule_bits(values):
+    """scatter_add's documented scale: the most fraction bits that keep
+    n * max|v| * 2^bits below 2^61."""
+    import math
+    bound = len(values) * float(np.max(np.abs(values)))
+    return max(-960, min(1022, math.floor(62.0 - math.log2(bound)) - 1))
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_deterministic_scale_from_the_add(rng, monkeypatch, backend):
+    """deterministic=True without frac_bits: a shape's first call finds
+    max|v| with a pass of its own, later calls use the last call's scale and
+    the maximum the add kept, and do the call again where the values call for
+    another scale (coarser: the guess would overflow; finer: it would lose
+    bits). Every result is bitwise that of the documented scale given at once,
+    into a new array and into out, and bad values are still refused."""
+    from mctally import _core
+    passes = []
+    real = _core._arrays.abs_max
+    monkeypatch.setattr(_core._arrays, "abs_max", lambda x, lib: passes.append(1) or real(x, lib))
+    bins = 53
+    shape = (bins, backend, 0, "unknown")
+    _core._scale_guess.pop(shape, None)
+    out = np.full(bins, -1.0)
+    for call, (n, scale) in enumerate([(4000, 1.0), (4000, 1.0), (4000, 1e6), (4000, 3e-9), (4000, 3e-9),
+                                       (900, 3e-9), (5, 2.0 ** 40)]):
+        keys = rng.integers(0, bins, n)
+        values = rng.exponential(1.0, n) * rng.choice([-1.0, 1.0], n) * scale
+        want = mctally.scatter_add(keys, values, bins, deterministic=True, frac_bits=_rule_bits(values), backend=backend)
+        got = mctally.scatter_add(keys, values, bins, deterministic=True, backend=backend)
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (call, n, scale)
+        mctally.scatter_add(keys, values, bins, deterministic=True, backend=backend, out=out)
+        assert np.array_equal(out.view(np.uint64), want.view(np.uint64)), (call, n, scale)
+        assert _core._scale_guess[shape] == _rule_bits(values)
+    assert len(passes) == 1  # the first call's only
+    with pytest.raises(mctally.MctallyError) as e:
+        mctally.scatter_add(np.array([0, 1]), np.array([np.nan, 1.0]), bins, deterministic=True, backend=backend)
+    assert e.value.name == "NONFINITE_VALUE"
+    with pytest.raises(mctally.MctallyError) as e:
+        mctally.scatter_add(np.array([0, bins]), np.array([1.0, 1e30]), bins, deterministic=True, backend=backend)
+    assert e.value.name == "BIN_OUT_OF_RANGE"
+    assert len(passes) == 1
+
+
 def test_deterministic_warns_when_every_value_rounds_to_zero():
     """Values too small for the finest fixed-point scale (2^-1022 units) all
     round to 0: said in a RuntimeWarning, not silently returned as zeros."""

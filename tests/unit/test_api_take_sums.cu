@@ -8,8 +8,10 @@
  * closed. A batch with a dropped key, a NaN, an infinite sum or an overflow
  * gives the status and the flags mct_tally_end_batch gives, leaves the buffer
  * untouched and the tally clean for the next batch; a rounding-loss shadow
- * drops the batch taken. Every value is a small integer or a half, so every
+ * drops the batch taken; a fixed tally reports each ended batch's largest
+ * |value| (mct_tally_last_abs_max). Every value is a small integer or a half, so every
  * sum is exact in any order and checked with ==. */
+#include <math.h>
 #include <string.h>
 
 #include <vector>
@@ -210,6 +212,86 @@ static void check_rounding_loss(buffers* b) {
     mct_tally_destroy(twin);
 }
 
+/* mct_tally_last_abs_max: the largest |value| of the batch a take or an end
+ * closed, for fixed tallies that keep it only, every value passed counting (a
+ * dropped key's too, a NaN as NaN), read again at each batch end. */
+static double last_abs_max(mct_tally_t t) {
+    double m = -1.0;
+    ASSERT_STATUS(mct_tally_last_abs_max(t, &m), MCT_STATUS_SUCCESS);
+    return m;
+}
+
+static void check_abs_max(buffers* b) {
+    mct_tally_t other = make(b->backend, MCT_DTYPE_F64, MCT_METHOD_ATOMIC);
+    double m = 0.0;
+    ASSERT_STATUS(mct_tally_enable_abs_max(other), MCT_STATUS_NOT_SUPPORTED);
+    ASSERT_STATUS(mct_tally_last_abs_max(other, &m), MCT_STATUS_NOT_SUPPORTED);
+    mct_tally_destroy(other);
+    ASSERT_STATUS(mct_tally_enable_abs_max(NULL), MCT_STATUS_NULL_POINTER);
+    mct_tally_t t = make(b->backend, MCT_DTYPE_F64, MCT_METHOD_FIXED);
+    std::vector<uint32_t> keys;
+    std::vector<double> values;
+    /* Not kept until asked: no word in the view, nothing to read after a batch. */
+    mct_tally_view_t view;
+    ASSERT_STATUS(mct_tally_view(t, &view), MCT_STATUS_SUCCESS);
+    ASSERT_TRUE(view.abs_max == NULL);
+    batch_data(0, MCT_DTYPE_F64, &keys, &values);
+    add(b, t, keys, values);
+    ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_last_abs_max(t, &m), MCT_STATUS_INVALID_STATE);
+    ASSERT_STATUS(mct_tally_enable_abs_max(t), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_enable_abs_max(t), MCT_STATUS_SUCCESS); /* again: no change */
+    ASSERT_STATUS(mct_tally_view(t, &view), MCT_STATUS_SUCCESS);
+    ASSERT_TRUE(view.abs_max != NULL);
+    ASSERT_STATUS(mct_tally_last_abs_max(t, &m), MCT_STATUS_INVALID_STATE); /* no batch ended since */
+    ASSERT_STATUS(mct_tally_last_abs_max(t, NULL), MCT_STATUS_NULL_POINTER);
+    ASSERT_STATUS(mct_tally_last_abs_max(NULL, &m), MCT_STATUS_NULL_POINTER);
+    /* The largest magnitude negative, at each place of a warp and a block in
+     * turn (the last value of a partial warp among them). */
+    const int places[] = {0, 31, 255, 1000, N - 1};
+    for (int at : places) {
+        batch_data(at, MCT_DTYPE_F64, &keys, &values);
+        values[at] = -7.25;
+        add(b, t, keys, values);
+        ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_SUCCESS);
+        ASSERT_EQ_F64(last_abs_max(t), 7.25);
+    }
+    /* Closed by end_batch; then a batch with no values. */
+    batch_data(1, MCT_DTYPE_F64, &keys, &values);
+    values[17] = 6.5;
+    add(b, t, keys, values);
+    ASSERT_STATUS(mct_tally_end_batch(t, 1), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_F64(last_abs_max(t), 6.5);
+    ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_F64(last_abs_max(t), 0.0);
+    /* A dropped key's value counts; a value that overflows the scale too. */
+    add(b, t, {0, NBINS, 1}, {1.0, -100.0, 2.0});
+    ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_BIN_OUT_OF_RANGE);
+    ASSERT_EQ_F64(last_abs_max(t), 100.0);
+    add(b, t, {0, 1}, {0x1p50, 1.0});
+    ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_OVERFLOW);
+    ASSERT_EQ_F64(last_abs_max(t), 0x1p50);
+    add(b, t, {0, 1}, {NAN, -INFINITY});
+    ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_NONFINITE_VALUE);
+    ASSERT_TRUE(isnan(last_abs_max(t)));
+    add(b, t, {0, 1}, {1.0, -INFINITY});
+    ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_NONFINITE_VALUE);
+    ASSERT_TRUE(isinf(last_abs_max(t)));
+    /* Grouped adds: every component of every group is read, the largest in the last. */
+    const int width = 3, groups = N / width;
+    std::vector<uint32_t> gkeys(groups);
+    std::vector<double> gvalues((size_t)groups * width);
+    for (int g = 0; g < groups; ++g) gkeys[g] = (uint32_t)(g % (NBINS / width));
+    for (size_t i = 0; i < gvalues.size(); ++i) gvalues[i] = (double)(i % 5) - 2.0;
+    gvalues[(size_t)2 * groups + groups - 1] = -9.5; /* component 2 of the last group */
+    to_backend(b->backend, b->keys, gkeys.data(), gkeys.size() * sizeof(uint32_t));
+    to_backend(b->backend, b->values, gvalues.data(), gvalues.size() * sizeof(double));
+    ASSERT_STATUS(mct_tally_add_device_grouped(t, b->keys, b->values, groups, width, groups), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_tally_take_sums(t, b->dst), MCT_STATUS_SUCCESS);
+    ASSERT_EQ_F64(last_abs_max(t), 9.5);
+    mct_tally_destroy(t);
+}
+
 static void check_backend(mct_backend_t backend) {
     buffers b;
     b.backend = backend;
@@ -227,6 +309,7 @@ static void check_backend(mct_backend_t backend) {
     ASSERT_TRUE(checked >= 10);
     check_errors(&b);
     check_rounding_loss(&b);
+    check_abs_max(&b);
     mct_tally_t t = make(backend, MCT_DTYPE_F64, MCT_METHOD_ATOMIC);
     ASSERT_STATUS(mct_tally_take_sums(t, NULL), MCT_STATUS_NULL_POINTER);
     ASSERT_STATUS(mct_tally_take_sums(NULL, b.dst), MCT_STATUS_NULL_POINTER);

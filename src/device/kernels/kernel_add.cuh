@@ -38,6 +38,34 @@ __device__ __forceinline__ T mct__from_f64(double v, unsigned int* flags) {
 __device__ __forceinline__ uint32_t mct__key_u32(uint32_t key) { return key; }
 __device__ __forceinline__ uint32_t mct__key_u32(int64_t key) { return mct_arith_key_from_i64(key); }
 
+/** The largest |value| an array add reads, kept for a fixed tally that asked
+ * for it (mct_tally_view_t.abs_max, mct_tally_enable_abs_max): each thread
+ * keeps the bits of its largest |v| (the bits of a non-negative double order
+ * as the numbers do, NaN's above +Inf's), the warp takes their maximum and one
+ * lane merges it with one atomicMax. ON false: no code. */
+template <bool ON>
+struct mct__abs_max {
+    __device__ __forceinline__ void see(double) {}
+    __device__ __forceinline__ void merge(const mct_tally_view_t&) {}
+};
+template <>
+struct mct__abs_max<true> {
+    unsigned long long bits = 0;
+    __device__ __forceinline__ void see(double v) {
+        const unsigned long long b = (unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffull;
+        bits = b > bits ? b : bits;
+    }
+    /** Every lane of the warp. */
+    __device__ __forceinline__ void merge(const mct_tally_view_t& view) {
+        MCT_UNROLL
+        for (int d = 16; d > 0; d >>= 1) {
+            const unsigned long long o = __shfl_xor_sync(MCT_FULL_WARP_MASK, bits, d);
+            bits = o > bits ? o : bits;
+        }
+        if ((threadIdx.x & 31u) == 0 && bits && view.abs_max) atomicMax(view.abs_max, bits);
+    }
+};
+
 /** Items a thread loads before it adds them: independent loads in flight. */
 #define MCT_ADD_ITEMS_PER_LOAD 4
 
@@ -47,10 +75,10 @@ __device__ __forceinline__ uint32_t mct__key_u32(int64_t key) { return mct_arith
  * u * 32 + l of the warp's chunk): each load stays coalesced, and the warp's
  * U adds see neighbouring keys, which a warp-aggregating method sums (a run of
  * sorted keys stays in one warp's cached bin instead of U bins far apart). */
-template <typename T, typename Tally, typename K>
+template <typename T, typename Tally, typename K, typename AbsMax>
 __device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_view_t& view,
                                                  const K* __restrict__ keys,
-                                                 const double* __restrict__ values, int64_t n) {
+                                                 const double* __restrict__ values, int64_t n, AbsMax& amax) {
     constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
     const int lane = (int)(threadIdx.x & 31u);
     const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -63,6 +91,7 @@ __device__ __forceinline__ void mct__add_singles(Tally& tally, const mct_tally_v
             const int64_t i = base + u * 32;
             k[u] = i < n ? mct__key_u32(keys[i]) : 0u;
             v[u] = i < n ? values[i] : 0.0;
+            amax.see(v[u]);
         }
         MCT_UNROLL
         for (int u = 0; u < U; ++u)
@@ -162,15 +191,18 @@ __device__ __forceinline__ bool mct__add_key_sums(Tally& tally, const mct_tally_
  * MCT_ADD_ITEMS_PER_LOAD rounds before it adds them, so the loads overlap. A
  * group reaching past the bins is dropped whole and flagged once (by the lane
  * holding its component 0). */
-template <typename T, mct_method_t M, mct_block_mode_t MODE, typename Tally, typename K>
+template <typename T, mct_method_t M, mct_block_mode_t MODE, typename Tally, typename K, typename AbsMax>
 __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_view_t& view,
                                                 const K* __restrict__ keys, const double* __restrict__ values,
-                                                int64_t n, int width, int64_t stride) {
+                                                int64_t n, int width, int64_t stride, AbsMax& amax) {
     constexpr int U = MCT_ADD_ITEMS_PER_LOAD;
     const int lane = (int)(threadIdx.x & 31u);
     const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5; /* blocks are whole warps */
     const int step_groups = 32 / width, step_comps = 32 % width;
+    /* The run sums read only the values they add: a method that keeps the maximum never takes them. */
+    static_assert(!mct__add_may_presum(M, MODE) || std::is_same<AbsMax, mct__abs_max<false>>::value,
+                  "run sums would skip values of the maximum");
     for (int64_t g0 = warp * 32; g0 < n; g0 += warps * 32) {
         if constexpr (mct__add_may_presum(M, MODE))
             if (mct__add_key_sums<T>(tally, view, keys, values, n, width, stride, g0)) continue;
@@ -187,6 +219,7 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
                 if (round + u < width && i < n) {
                     first[u] = (int64_t)mct__key_u32(keys[i]) * width;
                     v[u] = values[c * stride + i];
+                    amax.see(v[u]);
                 }
                 p += step_groups, c += step_comps; /* value f + 32 */
                 if (c >= width) c -= width, ++p;
@@ -202,6 +235,18 @@ __device__ __forceinline__ void mct__add_groups(Tally& tally, const mct_tally_vi
             }
         }
     }
+}
+
+/** Every group's values added (width 1: each value alone; a key past the
+ * bins is flagged by add()), each value read seen by amax. */
+template <typename T, mct_method_t M, mct_block_mode_t MODE, typename Tally, typename K, typename AbsMax>
+__device__ __forceinline__ void mct__add_all(Tally& tally, const mct_tally_view_t& view, const K* __restrict__ keys,
+                                             const double* __restrict__ values, int64_t n, int width, int64_t stride,
+                                             AbsMax& amax) {
+    if (width == 1)
+        mct__add_singles<T>(tally, view, keys, values, n, amax);
+    else
+        mct__add_groups<T, M, MODE>(tally, view, keys, values, n, width, stride, amax);
 }
 
 /* Blocks per SM the add kernels are compiled for. The aggregation into a
@@ -251,11 +296,16 @@ static __global__ void __launch_bounds__(MCT_ADD_THREADS, mct__add_min_blocks(MO
     mct_kernel_add_arrays(mct_tally_view_t view, const K* __restrict__ keys,
                           const double* __restrict__ values, int64_t n, int width, int64_t stride) {
     mct_block_tally<T, M, MODE> tally(view);
-    if (width == 1) {
-        /* A key past the bins is flagged by add(). */
-        mct__add_singles<T>(tally, view, keys, values, n);
+    /* A fixed tally keeps the maximum only when asked (a branch uniform over
+     * the grid, outside the loops): the loop that keeps it costs the fixed
+     * adds a few per cent. */
+    if (M == MCT_METHOD_FIXED && view.abs_max) {
+        mct__abs_max<M == MCT_METHOD_FIXED> amax;
+        mct__add_all<T, M, MODE>(tally, view, keys, values, n, width, stride, amax);
+        amax.merge(view);
     } else {
-        mct__add_groups<T, M, MODE>(tally, view, keys, values, n, width, stride);
+        mct__abs_max<false> none;
+        mct__add_all<T, M, MODE>(tally, view, keys, values, n, width, stride, none);
     }
     tally.flush();
 }
