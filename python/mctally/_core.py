@@ -308,6 +308,22 @@ class Tally:
         NaN or infinity ``NONFINITE_VALUE``."""
         _check(self._t.end_batch(_histories_arg(histories)), f"end_batch({histories})")
 
+    def keep_abs_max(self) -> None:
+        """A ``fixed`` tally: keep each batch's largest ``|value|`` from the
+        adds made from now on (``last_abs_max``); the adds then cost a few per
+        cent more. Raises ``NOT_SUPPORTED`` for other methods."""
+        _check(self._t.enable_abs_max(), "keep_abs_max")
+
+    @property
+    def last_abs_max(self) -> float:
+        """The largest ``|value|`` added in the last batch closed
+        (``end_batch``), for a tally that keeps it (``keep_abs_max``): every
+        value given counts, those of keys past the bins too; NaN when one was
+        NaN. Raises ``INVALID_STATE`` before such a batch."""
+        st, m = self._t.last_abs_max()
+        _check(st, "last_abs_max")
+        return m
+
     # -- results -----------------------------------------------------------------
     def results(self) -> Tuple[np.ndarray, np.ndarray]:
         """(mean per history, relative standard error) per bin, as float64 NumPy

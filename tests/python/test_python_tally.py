@@ -339,6 +339,33 @@ def test_deterministic_scale_from_the_add(rng, monkeypatch, backend):
     assert len(passes) == 1
 
 
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_tally_keeps_abs_max(rng, backend):
+    """Tally.keep_abs_max / last_abs_max: each closed batch's largest |value|
+    (a negative one, a dropped key's), only where asked and for fixed only."""
+    with mctally.Tally(40, method="fixed", frac_bits=20, backend=backend) as t:
+        t.add(np.array([1, 2]), np.array([1.0, 2.0]))
+        t.end_batch(1)
+        with pytest.raises(mctally.MctallyError) as e:
+            t.last_abs_max
+        assert e.value.name == "INVALID_STATE"
+        t.keep_abs_max()
+        for batch in range(3):
+            keys = rng.integers(0, 40, 3000)
+            values = rng.normal(0.0, 10.0 ** batch, 3000)
+            t.add(keys, values)
+            t.end_batch(1)
+            assert t.last_abs_max == float(np.max(np.abs(values)))
+        t.add(np.array([0, 40]), np.array([1.0, -7.5]))
+        with pytest.raises(mctally.MctallyError):
+            t.end_batch(1)
+        assert t.last_abs_max == 7.5
+    with mctally.Tally(40, method="atomic", backend=backend) as t:
+        with pytest.raises(mctally.MctallyError) as e:
+            t.keep_abs_max()
+        assert e.value.name == "NOT_SUPPORTED"
+
+
 def test_deterministic_warns_when_every_value_rounds_to_zero():
     """Values too small for the finest fixed-point scale (2^-1022 units) all
     round to 0: said in a RuntimeWarning, not silently returned as zeros."""
