@@ -395,15 +395,16 @@ def _frac_bits_for(values: Any, lib: str, n: int) -> int:
     return bits
 
 
-#: deterministic=True without frac_bits: the scale the last call of each shape
-#: (bins, backend, device, key_pattern) used, the next call's guess (see
-#: scatter_add). At most _SCALE_GUESSES shapes, the oldest forgotten first.
-_scale_guess: "OrderedDict[Hashable, int]" = OrderedDict()
+#: deterministic=True without frac_bits: max|v| of the last call of each shape
+#: (bins, backend, device, key_pattern), from which the next call guesses its
+#: scale with its own n (see scatter_add). At most _SCALE_GUESSES shapes, the
+#: oldest forgotten first.
+_scale_guess: "OrderedDict[Hashable, float]" = OrderedDict()
 _SCALE_GUESSES = 64
 
 
-def _remember_scale(shape: Hashable, bits: int) -> None:
-    _scale_guess[shape] = bits
+def _remember_scale(shape: Hashable, top: float) -> None:
+    _scale_guess[shape] = top
     while len(_scale_guess) > _SCALE_GUESSES:
         try:
             _scale_guess.popitem(last=False)
@@ -708,10 +709,11 @@ def scatter_add(
     ``__cuda_array_interface__`` objects) go through a tally of their own and
     the C API's batch statistics. ``deterministic=True`` without ``frac_bits``
     finds ``max|values|`` with a pass of its own on the first call of a shape;
-    later calls add at the scale the shape's last call used and read the
-    maximum the add itself kept (``mct_tally_last_abs_max``, read with the flag
-    word), doing the call again only when the values call for another scale:
-    the result is always that of the documented scale.
+    later calls add at the scale of their own n and the shape's last
+    ``max|values|`` and read the maximum the add itself kept
+    (``mct_tally_last_abs_max``, read with the flag word), doing the call again
+    only when the values call for another scale: the result is always that of
+    the documented scale.
     """
     lib, keys, values, n, dev = _arrays.prepare(keys, values, 1, MctallyError, "scatter_add")
     if type(bins) is not int:
@@ -732,23 +734,28 @@ def scatter_add(
             if lib == "cai":
                 raise MctallyError("INVALID_VALUE", "scatter_add: give frac_bits for __cuda_array_interface__ arrays")
             shape = (bins, backend, device, key_pattern)
-            frac_bits = _scale_guess.get(shape) if cached else None
-            guessed = frac_bits is not None
-            if not guessed:
-                frac_bits = _frac_bits_for(values, lib, n)
+            last = _scale_guess.get(shape) if cached else None
+            guessed = last is not None
+            if guessed:
+                frac_bits = _frac_bits_rule(last, n)
+            else:
+                top = _arrays.abs_max(values, lib)
+                frac_bits = _frac_bits_rule(top, n)
+                _warn_if_zero(top, frac_bits, 3)
                 if cached:
-                    _remember_scale(shape, frac_bits)
+                    _remember_scale(shape, top)
     key = (bins, "f64", method, det, frac_bits, backend, device, key_pattern)
     if not cached:
         res = _scatter_add_batch(lib, keys, values, n, key)
     elif guessed:
-        # The scale of this shape's last call, checked against the maximum the
-        # add itself read: where the values call for another, the batch is
-        # done again at that scale (the same bits as with it given at once).
+        # The scale of this call's n and the shape's last max|v|, checked
+        # against the maximum the add itself read: where the values call for
+        # another, the batch is done again at that scale (the same bits as
+        # with it given at once).
         res, top, st = _scatter_add_cached(lib, keys, values, n, dev, out, key, scale_check=True)
+        _remember_scale(shape, top)
         want = _frac_bits_rule(top, n)
         if want != frac_bits:
-            _remember_scale(shape, want)
             key = (bins, "f64", method, det, want, backend, device, key_pattern)
             res = _scatter_add_cached(lib, keys, values, n, dev, res, key)
         elif st:

@@ -306,11 +306,12 @@ def _rule_bits(values):
 @pytest.mark.parametrize("backend", HOST_BACKENDS)
 def test_deterministic_scale_from_the_add(rng, monkeypatch, backend):
     """deterministic=True without frac_bits: a shape's first call finds
-    max|v| with a pass of its own, later calls use the last call's scale and
-    the maximum the add kept, and do the call again where the values call for
-    another scale (coarser: the guess would overflow; finer: it would lose
-    bits). Every result is bitwise that of the documented scale given at once,
-    into a new array and into out, and bad values are still refused."""
+    max|v| with a pass of its own, later calls guess the scale from their n and
+    the last call's max|v| and check it with the maximum the add kept, doing
+    the call again where the values call for another scale (coarser: the guess
+    would overflow; finer: it would lose bits). Every result is bitwise that of
+    the documented scale given at once, into a new array and into out, and bad
+    values are still refused."""
     from mctally import _core
     passes = []
     real = _core._arrays.abs_max
@@ -328,7 +329,7 @@ def test_deterministic_scale_from_the_add(rng, monkeypatch, backend):
         assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (call, n, scale)
         mctally.scatter_add(keys, values, bins, deterministic=True, backend=backend, out=out)
         assert np.array_equal(out.view(np.uint64), want.view(np.uint64)), (call, n, scale)
-        assert _core._scale_guess[shape] == _rule_bits(values)
+        assert _core._scale_guess[shape] == float(np.max(np.abs(values)))
     assert len(passes) == 1  # the first call's only
     with pytest.raises(mctally.MctallyError) as e:
         mctally.scatter_add(np.array([0, 1]), np.array([np.nan, 1.0]), bins, deterministic=True, backend=backend)
@@ -364,6 +365,27 @@ def test_tally_keeps_abs_max(rng, backend):
         with pytest.raises(mctally.MctallyError) as e:
             t.keep_abs_max()
         assert e.value.name == "NOT_SUPPORTED"
+
+
+@pytest.mark.parametrize("backend", HOST_BACKENDS)
+def test_deterministic_scale_follows_n(rng, monkeypatch, backend):
+    """A shape whose values keep their magnitude while n changes (a batch of
+    another size) guesses its scale from its own n: one add per call, never
+    a second, and the documented scale's bits."""
+    from mctally import _core
+    bins, top = 29, 3.5
+    _core._scale_guess.pop((bins, backend, 0, "unknown"), None)
+    adds = []
+    real = _core._scatter_add_cached
+    monkeypatch.setattr(_core, "_scatter_add_cached", lambda *a, **k: adds.append(1) or real(*a, **k))
+    for n in (1000, 3000, 777, 5000, 64, 20000):
+        keys = rng.integers(0, bins, n)
+        values = rng.uniform(-top, top, n)
+        values[n // 2] = -top
+        got = mctally.scatter_add(keys, values, bins, deterministic=True, backend=backend)
+        want = mctally.scatter_add(keys, values, bins, deterministic=True, frac_bits=_rule_bits(values), backend=backend)
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), n
+    assert len(adds) == 2 * 6  # one add for each call, the frac_bits one's included
 
 
 def test_deterministic_warns_when_every_value_rounds_to_zero():
