@@ -46,7 +46,7 @@ import time
 import numpy as np
 
 import mctally
-from mctally._core import _frac_bits_for, _scale_guess  # the fraction bits deterministic scatter_add picks
+from mctally._core import _frac_bits_for, _shape_max  # the fraction bits deterministic scatter_add picks
 
 
 def timer(torch, device):
@@ -167,9 +167,9 @@ def sweep(torch, args, run, device):
             # maximum the add keeps), found by a pass over the values for max|v| on every call (the
             # shape's guess forgotten before each: a shape's first call), and given (the same bits,
             # found once: a caller who knows its values' bound)
-            frac_given = _frac_bits_for(values, "torch", args.n)
+            frac_given = _frac_bits_for(values, "torch", args.n)[0]
             for label, kw, ks, pre in (("auto", {}, k32, None), ("deterministic", {"deterministic": True}, k32, None),
-                                       ("deterministic_pass", {"deterministic": True}, k32, _scale_guess.clear),
+                                       ("deterministic_pass", {"deterministic": True}, k32, _shape_max.clear),
                                        ("deterministic_frac_bits", {"deterministic": True, "frac_bits": frac_given}, k32,
                                         None),
                                        ("block_reduce", {"method": "block_reduce"}, k32, None),
@@ -187,7 +187,7 @@ def sweep(torch, args, run, device):
                 entry = measure(run, call, args.reps)
                 last = call()
                 err = max(float(((g - ref).abs() / ref.abs().clamp_min(1e-300)).max()) for g in (got, last))
-                frac = _frac_bits_for(values, "torch", args.n) if kw.get("deterministic") else None
+                frac = _frac_bits_for(values, "torch", args.n)[0] if kw.get("deterministic") else None
                 dev = max(dev_over_bound(g - ref, ref, counts, frac) for g in (got, last))
                 entry.update(max_rel_diff_vs_index_add=err, max_dev_over_bound=dev, ok=dev <= 1.0)
                 entry["method"] = resolved_method(bins, kw, "cuda" if device == "cuda" else "cpu")
@@ -390,7 +390,7 @@ def numpy_sweep(args, run):
                 entry = measure(run, lambda: mctally.scatter_add(k32, values, bins, **kw), args.reps)
                 last = mctally.scatter_add(k32, values, bins, **kw)
                 err = max(float(np.max(np.abs(g - ref) / np.maximum(np.abs(ref), 1e-300))) for g in (got, last))
-                frac = _frac_bits_for(values, "numpy", n) if kw.get("deterministic") else None
+                frac = _frac_bits_for(values, "numpy", n)[0] if kw.get("deterministic") else None
                 dev = max(dev_over_bound(g - ref, ref, counts, frac) for g in (got, last))
                 entry.update(max_rel_diff_vs_index_add=err, max_dev_over_bound=dev, ok=dev <= 1.0,
                              method=resolved_method(bins, kw, "cpu"))

@@ -387,27 +387,27 @@ def _warn_if_zero(top: float, bits: int, stacklevel: int) -> None:
                       stacklevel=stacklevel)
 
 
-def _frac_bits_for(values: Any, lib: str, n: int) -> int:
-    """_frac_bits_rule from a pass over the values (max|v| read back)."""
+def _frac_bits_for(values: Any, lib: str, n: int) -> Tuple[int, float]:
+    """(_frac_bits_rule, max|v|) from a pass over the values (max|v| read back)."""
     top = _arrays.abs_max(values, lib)
     bits = _frac_bits_rule(top, n)
     _warn_if_zero(top, bits, 4)
-    return bits
+    return bits, top
 
 
 #: deterministic=True without frac_bits: max|v| of the last call of each shape
 #: (bins, backend, device, key_pattern), from which the next call guesses its
-#: scale with its own n (see scatter_add). At most _SCALE_GUESSES shapes, the
+#: scale with its own n (see scatter_add). At most _SHAPES_KEPT shapes, the
 #: oldest forgotten first.
-_scale_guess: "OrderedDict[Hashable, float]" = OrderedDict()
-_SCALE_GUESSES = 64
+_shape_max: "OrderedDict[Hashable, float]" = OrderedDict()
+_SHAPES_KEPT = 64
 
 
-def _remember_scale(shape: Hashable, top: float) -> None:
-    _scale_guess[shape] = top
-    while len(_scale_guess) > _SCALE_GUESSES:
+def _remember_max(shape: Hashable, top: float) -> None:
+    _shape_max[shape] = top
+    while len(_shape_max) > _SHAPES_KEPT:
         try:
-            _scale_guess.popitem(last=False)
+            _shape_max.popitem(last=False)
         except KeyError:  # emptied by another thread
             break
 
@@ -625,8 +625,9 @@ def _scatter_add_cached(lib: str, keys: Any, values: Any, n: int, dev: Optional[
         e.close()
         cache._give(key, None, hit)
         _check(st, "scatter_add")
-    top = e.ext.last_abs_max()[1] if scale_check else 0.0
+    ms, top = e.ext.last_abs_max() if scale_check else (0, 0.0)
     cache._give(key, e, hit)
+    _check(ms, "scatter_add")
     if scale_check and st in (0, _OVERFLOW):
         return res, top, st
     if st:
@@ -734,16 +735,14 @@ def scatter_add(
             if lib == "cai":
                 raise MctallyError("INVALID_VALUE", "scatter_add: give frac_bits for __cuda_array_interface__ arrays")
             shape = (bins, backend, device, key_pattern)
-            last = _scale_guess.get(shape) if cached else None
+            last = _shape_max.get(shape) if cached else None
             guessed = last is not None
             if guessed:
                 frac_bits = _frac_bits_rule(last, n)
             else:
-                top = _arrays.abs_max(values, lib)
-                frac_bits = _frac_bits_rule(top, n)
-                _warn_if_zero(top, frac_bits, 3)
+                frac_bits, top = _frac_bits_for(values, lib, n)
                 if cached:
-                    _remember_scale(shape, top)
+                    _remember_max(shape, top)
     key = (bins, "f64", method, det, frac_bits, backend, device, key_pattern)
     if not cached:
         res = _scatter_add_batch(lib, keys, values, n, key)
@@ -753,7 +752,7 @@ def scatter_add(
         # another, the batch is done again at that scale (the same bits as
         # with it given at once).
         res, top, st = _scatter_add_cached(lib, keys, values, n, dev, out, key, scale_check=True)
-        _remember_scale(shape, top)
+        _remember_max(shape, top)
         want = _frac_bits_rule(top, n)
         if want != frac_bits:
             key = (bins, "f64", method, det, want, backend, device, key_pattern)

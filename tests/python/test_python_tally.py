@@ -318,7 +318,7 @@ def test_deterministic_scale_from_the_add(rng, monkeypatch, backend):
     monkeypatch.setattr(_core._arrays, "abs_max", lambda x, lib: passes.append(1) or real(x, lib))
     bins = 53
     shape = (bins, backend, 0, "unknown")
-    _core._scale_guess.pop(shape, None)
+    _core._shape_max.pop(shape, None)
     out = np.full(bins, -1.0)
     for call, (n, scale) in enumerate([(4000, 1.0), (4000, 1.0), (4000, 1e6), (4000, 3e-9), (4000, 3e-9),
                                        (900, 3e-9), (5, 2.0 ** 40)]):
@@ -329,7 +329,7 @@ def test_deterministic_scale_from_the_add(rng, monkeypatch, backend):
         assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (call, n, scale)
         mctally.scatter_add(keys, values, bins, deterministic=True, backend=backend, out=out)
         assert np.array_equal(out.view(np.uint64), want.view(np.uint64)), (call, n, scale)
-        assert _core._scale_guess[shape] == float(np.max(np.abs(values)))
+        assert _core._shape_max[shape] == float(np.max(np.abs(values)))
     assert len(passes) == 1  # the first call's only
     with pytest.raises(mctally.MctallyError) as e:
         mctally.scatter_add(np.array([0, 1]), np.array([np.nan, 1.0]), bins, deterministic=True, backend=backend)
@@ -374,7 +374,7 @@ def test_deterministic_scale_follows_n(rng, monkeypatch, backend):
     a second, and the documented scale's bits."""
     from mctally import _core
     bins, top = 29, 3.5
-    _core._scale_guess.pop((bins, backend, 0, "unknown"), None)
+    _core._shape_max.pop((bins, backend, 0, "unknown"), None)
     adds = []
     real = _core._scatter_add_cached
     monkeypatch.setattr(_core, "_scatter_add_cached", lambda *a, **k: adds.append(1) or real(*a, **k))

@@ -55,14 +55,14 @@ struct mct__abs_max<true> {
         const unsigned long long b = (unsigned long long)__double_as_longlong(v) & 0x7fffffffffffffffull;
         bits = b > bits ? b : bits;
     }
-    /** Every lane of the warp. */
+    /** Every lane of the warp; view.abs_max is not NULL. */
     __device__ __forceinline__ void merge(const mct_tally_view_t& view) {
         MCT_UNROLL
         for (int d = 16; d > 0; d >>= 1) {
             const unsigned long long o = __shfl_xor_sync(MCT_FULL_WARP_MASK, bits, d);
             bits = o > bits ? o : bits;
         }
-        if ((threadIdx.x & 31u) == 0 && bits && view.abs_max) atomicMax(view.abs_max, bits);
+        if ((threadIdx.x & 31u) == 0 && bits) atomicMax(view.abs_max, bits);
     }
 };
 
