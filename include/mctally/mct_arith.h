@@ -4,7 +4,7 @@
  * not fit is dropped and flagged, never wrapped), the checked integer adds that
  * find an overflow of a bin or of a partial sum, the fixed-point
  * conversion with its overflow and non-finite checks, the wrapping int64 add
- * that detects overflow, and Kahan's compensated step. The CPU backend calls
+ * that detects overflow, Kahan's step and kahan's compensated add. The CPU backend calls
  * these functions from C, the device layer from CUDA C and from the emulation,
  * so the three backends give the same status and the same bits for the same
  * value: a rule changed here changes everywhere.
@@ -149,7 +149,8 @@ MCT_INLINE MCT_HD void mct_kahan_step(mct_kahan_pair_t* p, float x) {
     p->sum = t;
 }
 
-/** The pair after adding v. A double addend (a warp's group sum) is split into
+/** The pair after adding v by Kahan's steps (kahan_naive, Liu's KAS: the whole
+ * pair swapped by one CAS). A double addend (a warp's group sum) is split into
  * hi = (float)v and lo = (float)(v - hi), each taken by a Kahan step, so the low
  * bits a group sum kept are not thrown away; lo is exactly 0 for a float addend
  * and its step is then skipped. The error bound is Kahan's for the float
@@ -159,6 +160,65 @@ MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, doubl
     const float lo = (float)(v - (double)hi);
     mct_kahan_step(&p, hi);
     if (lo != 0.0f) mct_kahan_step(&p, lo);
+    return p;
+}
+
+/* kahan's compensated add, built so that atomics can split it: the sum takes
+ * hi by one float atomic add that returns the old sum, and from that old sum
+ * the adding thread finds the rounding error of its own add exactly (Knuth's
+ * TwoSum), which goes into comp by an add whose result nobody waits for. The
+ * pair's value sum - comp, read in double, is then exact but for comp's own
+ * roundings. Kahan's step feeds comp back into every addend, which needs the
+ * pair read and swapped whole (a load and a CAS loop); here comp is folded
+ * into the sum instead (taken whole by an exchange, then added as one more
+ * compensated add) by an add that finds a reason to in what it already has:
+ * its sum kept less than three quarters of its addend (a sum that stops
+ * growing, whose comp grows by every addend), or, one add in
+ * 2^MCT_KAHAN_FOLD_BITS among those that left an error, a hash of the old
+ * sum says so (comp, a random walk of errors of half an ulp, is then folded
+ * every 16 such adds on average). comp so stays a few ulps of the sum, and the
+ * error second order, of order 10 n u^2 sum|x| for n adds (u = 2^-24), where
+ * Kahan's steps give 2u sum|x| + O(n u^2) sum|x|. Reading comp before each add
+ * would bound it strictly, but the load costs as much as the atomic. */
+
+/** One add in 2^MCT_KAHAN_FOLD_BITS that leaves an error folds comp. */
+#define MCT_KAHAN_FOLD_BITS 4
+
+/** The rounding error of s = fl(a + b), exactly: a + b = s + err (Knuth's
+ * TwoSum; finite a, b, s, round to nearest). NaN when one of them is not finite. */
+MCT_INLINE MCT_HD float mct_two_sum_err(float a, float b, float s) {
+    const float bb = s - a;
+    return (a - (s - bb)) + (b - bb);
+}
+
+/** Whether the add that took hi into a sum that was `old`, with rounding error
+ * err, folds comp into the sum (see above). */
+MCT_INLINE MCT_HD int mct_kahan_fold_due(float old, float hi, float err) {
+    if (err == 0.0f) return 0;
+    if (fabsf(err) > 0.25f * fabsf(hi)) return 1;
+    uint32_t bits;
+    memcpy(&bits, &old, sizeof bits);
+    return (uint32_t)(bits * 0x9E3779B1u) >> (32 - MCT_KAHAN_FOLD_BITS) == 0u;
+}
+
+/** The pair after adding v by kahan's compensated add, as one thread does it
+ * alone: the sum takes hi, comp takes the error and lo, then comp is folded
+ * into the sum when the add says so (the device's atomics do the same steps
+ * on the two words: thread_kahan.cuh; the CPU backend swaps the whole pair by
+ * CAS). */
+MCT_INLINE MCT_HD mct_kahan_pair_t mct_compensated_add_value(mct_kahan_pair_t p, double v) {
+    const float hi = (float)v;
+    const float lo = (float)(v - (double)hi);
+    if (hi == 0.0f) return p; /* then lo is 0 too */
+    const float old = p.sum;
+    p.sum = old + hi;
+    const float err = mct_two_sum_err(old, hi, p.sum);
+    p.comp += -(err + lo);
+    if (mct_kahan_fold_due(old, hi, err)) {
+        const float t = p.comp, before = p.sum;
+        p.sum = before - t;
+        p.comp = -mct_two_sum_err(before, -t, p.sum);
+    }
     return p;
 }
 

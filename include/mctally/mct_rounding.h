@@ -118,7 +118,8 @@ MCT_API int mct_rounding_loss_exceeds(const mct_rounding_loss_t* info, double th
  * warp_reduce, block_reduce, replicated) are predicted as one add per
  * contribution into one accumulator, the case of a hot bin whose adds nothing
  * aggregates (warp aggregation, block copies and replicas take fewer, larger
- * addends, and lose less); kahan and kahan_naive: Kahan's bound 2u (u = 2^-24);
+ * addends, and lose less); kahan and kahan_naive: 2u (u = 2^-24), the first
+ * order of Kahan's bound (kahan's compensated adds have no first-order term);
  * sort_reduce: sums each bin in f64 and rounds once (u for f32, and the f64
  * model for f64); fixed and integer types: 0 (exact, or an unbiased
  * conversion). NULL_POINTER; UNKNOWN_METHOD / UNKNOWN_DTYPE; NOT_SUPPORTED

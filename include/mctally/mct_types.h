@@ -33,8 +33,8 @@ typedef enum {
     MCT_METHOD_WAG = 6,          /**< warp aggregation by bin (ballot loop), leader adds with CAS */
     MCT_METHOD_WIB = 7,          /**< warp aggregation by bin, leader adds with a native atomic */
     MCT_METHOD_WAG_MATCH = 8,    /**< warp aggregation with peers from __match_any_sync */
-    MCT_METHOD_KAHAN = 9,        /**< f32 Kahan (sum, compensation) pairs updated by CAS, warp-aggregated */
-    MCT_METHOD_KAHAN_NAIVE = 10, /**< f32 Kahan pairs by CAS, no aggregation */
+    MCT_METHOD_KAHAN = 9,        /**< f32 (sum, compensation) pairs, compensated adds, warp-aggregated */
+    MCT_METHOD_KAHAN_NAIVE = 10, /**< f32 pairs by Kahan's step in a CAS loop, no aggregation */
     MCT_METHOD_FIXED = 11,       /**< value x 2^frac_bits rounded to int64, integer atomics; bitwise */
     MCT_METHOD_SORT_REDUCE = 12, /**< (bin, value) pairs sorted, then each bin's run summed in order */
     MCT_METHOD_COUNT,            /**< number of concrete methods: [0, MCT_METHOD_COUNT) */

@@ -29,8 +29,9 @@ static inline const char* sim_deposit_name(mct_sim_deposit_t d) {
 
 /** `auto`'s table: the methods whose direct add, inside divergent transport,
  * waits on contended global memory: a compare-and-swap loop on the bin (cas,
- * wag on floats, kahan, kahan_naive) or one counter for the whole GPU
- * (sort_reduce). The buffer's cache turns their hot bins into shared-memory
+ * wag on floats, kahan_naive) or one counter for the whole GPU (sort_reduce).
+ * kahan's compensated add is one atomic round trip without retries, and its
+ * direct add beats the buffer (bench/results/2026-11-29-h200-kahan-compensated.md). The buffer's cache turns their hot bins into shared-memory
  * adds, and its slots give sort_reduce one reservation per lane's slots.
  * `block_private`: the problem's direct path already keeps this method's sums
  * in a block-private copy (mct_block_tally's modes other than per-lane), which
@@ -39,7 +40,7 @@ static inline const char* sim_deposit_name(mct_sim_deposit_t d) {
  * stay direct until bench_deposit's measurements on the GPU say otherwise. */
 static inline int sim_deposit_auto_buffers(mct_method_t m, mct_dtype_t d, int block_private) {
     if (block_private) return 0;
-    return m == MCT_METHOD_CAS || m == MCT_METHOD_KAHAN || m == MCT_METHOD_KAHAN_NAIVE ||
+    return m == MCT_METHOD_CAS || m == MCT_METHOD_KAHAN_NAIVE ||
            m == MCT_METHOD_SORT_REDUCE || (m == MCT_METHOD_WAG && (d == MCT_DTYPE_F32 || d == MCT_DTYPE_F64));
 }
 

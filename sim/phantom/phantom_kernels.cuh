@@ -415,7 +415,7 @@ static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_vie
     return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW>;
 }
 /** The buffered kernel for the view: an instance of its own for each method
- * that `auto` buffers (`kahan`, the KAS engine; `cas`, `wag`, `sort_reduce`),
+ * that `auto` buffers (`cas`, `wag`, `sort_reduce`),
  * since the instance that picks the method at each add carries every
  * method's code and the transport is bound by instruction fetches; that one
  * for the rest. All with the rounding-loss hook from the view. Only the
@@ -423,9 +423,6 @@ static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_vie
  * registers and code. */
 template <typename R, typename T>
 static inline sim_phantom_kernel_t<R> sim_phantom_buffered_kernel_for(const mct_tally_view_t& view) {
-    if constexpr (std::is_same<T, float>::value)
-        if (view.method == MCT_METHOD_KAHAN)
-            return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
     if (view.method == MCT_METHOD_CAS)
         return mct_phantom_kernel<R, T, MCT_METHOD_CAS, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW, true>;
     if (view.method == MCT_METHOD_WAG)

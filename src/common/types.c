@@ -51,7 +51,7 @@ static const method_row_t methods[MCT_METHOD_COUNT] = {
                         ALL_DTYPES, GPU_ONLY, MCT_NOT_GUARANTEED},
     [MCT_METHOD_WAG_MATCH] = {"wag_match", "warp aggregation with peers from __match_any_sync (sm_70+)",
                               ALL_DTYPES, GPU_ONLY, MCT_NOT_GUARANTEED},
-    [MCT_METHOD_KAHAN] = {"kahan", "f32 Kahan (sum, compensation) pair per bin updated by 64-bit CAS, warp-aggregated first",
+    [MCT_METHOD_KAHAN] = {"kahan", "f32 (sum, compensation) pair per bin, warp-aggregated; a float atomic add into the sum, its exact error into the compensation",
                           F32, EVERYWHERE, MCT_NOT_GUARANTEED},
     [MCT_METHOD_KAHAN_NAIVE] = {"kahan_naive", "f32 Kahan pair per bin updated by 64-bit CAS, no aggregation (Liu's KAS)",
                                 F32, GPU_ONLY, MCT_NOT_GUARANTEED},

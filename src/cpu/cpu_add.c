@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file cpu_add.c  The CPU backend's methods for adding (bin, value) pairs from
  * host arrays, with OpenMP threads in the roles of the GPU's threads: atomic,
- * replicated (a replica per thread; integer adds checked for overflow), kahan (pairs updated by 64-bit CAS), fixed
- * (int64 atomics, overflow detected) and sort_reduce (append, then sort). */
+ * replicated (a replica per thread; integer adds checked for overflow), kahan
+ * (compensated adds, each pair swapped by a 64-bit CAS), fixed (int64 atomics,
+ * overflow detected) and sort_reduce (append, then sort). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,11 +70,12 @@ static void add_value(const mct_tally_view_t* view, void* base, int64_t k, doubl
     }
 }
 
-/* Kahan's update of one (sum, comp) pair (mct_arith.h's step, as on the GPU),
- * the whole pair swapped by CAS. */
+/* kahan's compensated add into one (sum, comp) pair (mct_arith.h's, whose
+ * steps the GPU does on the two words by separate atomics), the whole pair
+ * swapped by CAS. */
 static void kahan_add(mct_kahan_pair_t* p, double v) {
     uint64_t old = __atomic_load_n((uint64_t*)p, __ATOMIC_RELAXED), next;
-    do next = mct_kahan_pack(mct_kahan_add_value(mct_kahan_unpack(old), v));
+    do next = mct_kahan_pack(mct_compensated_add_value(mct_kahan_unpack(old), v));
     while (!__atomic_compare_exchange_n((uint64_t*)p, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 

@@ -10,8 +10,10 @@
  * number of additions per bin and the method's arithmetic:
  *   plain sums in any order (atomic, cas, wag, wib, wag_match, shared, replicated):
  *       |err| <= gamma(n-1) * Σ|x|,  gamma(k) = k u / (1 - k u),  u = 2^-24 (f32), 2^-53 (f64);
- *   kahan: groups summed in double (exact to 2^-48 relative for <= 32 terms),
- *       then Kahan in f32: |err| <= (2u + 4 n u²) Σ|x| + 2^-45 Σ|x|. */
+ *   kahan, kahan_naive: groups summed in double (exact to 2^-48 relative for
+ *       <= 32 terms), then the pair updates in f32, held to Kahan's bound
+ *       |err| <= (2u + 4 n u²) Σ|x| + 2^-45 Σ|x| (kahan's compensated add,
+ *       second order in u, stays below it at these counts). */
 #ifndef MCT_ADD_HARNESS_CUH
 #define MCT_ADD_HARNESS_CUH
 

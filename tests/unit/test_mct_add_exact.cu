@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file test_mct_add_exact.cu  The methods with their own arithmetic and the
  * edge cases of mct_add:
- * - kahan, kahan_naive (f32 pairs) within Kahan's bound;
+ * - kahan, kahan_naive (f32 pairs: compensated adds, Kahan's steps) within
+ *   Kahan's bound;
  * - fixed (f32, f64) exactly equal to the host's integer sum of the rounded
  *   values, and bitwise identical between two launch shapes;
  * - sort_reduce appends exactly the contributions made; a full pair buffer

@@ -31,11 +31,16 @@
  * - wag_match: as wib, peers from one __match_any_sync (sm_70+), whose cost does
  *   not loop in software. not_guaranteed.
  * - kahan: f32 only; the bin is an (f32 sum, f32 comp) pair (thread_kahan.cuh).
- *   Peers are aggregated first (in double), then the leader does one Kahan CAS
- *   update. Error about 2u Σ|x| with u = 2^-24, instead of plain f32's (n-1)u Σ|x|.
- *   More accurate, not deterministic: not_guaranteed.
- * - kahan_naive: the same pair update by every lane, no aggregation (Liu's
- *   unoptimized KAS): the CAS contention of cas, on 64-bit words.
+ *   In a full warp peers (by __match_any_sync) are summed first, in double,
+ *   and the leader does one compensated add; in a partial (divergent) warp
+ *   each lane does its own: a float atomic add into the sum whose old value gives the
+ *   add's exact error, which goes into comp without a wait (comp folded into
+ *   the sum now and then, mct_arith.h). Error second order, of order
+ *   10 n u^2 Σ|x| with u = 2^-24, instead of plain f32's (n-1)u Σ|x|. More
+ *   accurate, not deterministic: not_guaranteed.
+ * - kahan_naive: Kahan's step on the pair by a 64-bit CAS loop, by every lane,
+ *   no aggregation (Liu's unoptimized KAS): the CAS contention of cas, on
+ *   64-bit words.
  * - fixed: f32/f64 values become int64 round(v * 2^s) (thread_fixed.cuh),
  *   whatever the tally's dtype (pass double to keep all of a value's bits),
  *   in a full warp peers (by __match_any_sync) sum them exactly and the
@@ -131,9 +136,9 @@ enum mct__peer_search { MCT__PEERS_NONE, MCT__PEERS_BALLOT, MCT__PEERS_MATCH };
 
 /** How a method finds the lanes it aggregates with. */
 MCT_HD constexpr mct__peer_search mct__peers_of(mct_method_t m) {
-    return (m == MCT_METHOD_WAG || m == MCT_METHOD_WIB || m == MCT_METHOD_KAHAN) ? MCT__PEERS_BALLOT
-           : (m == MCT_METHOD_WAG_MATCH || m == MCT_METHOD_FIXED)                ? MCT__PEERS_MATCH
-                                                                                  : MCT__PEERS_NONE;
+    return (m == MCT_METHOD_WAG || m == MCT_METHOD_WIB)                               ? MCT__PEERS_BALLOT
+           : (m == MCT_METHOD_WAG_MATCH || m == MCT_METHOD_FIXED || m == MCT_METHOD_KAHAN) ? MCT__PEERS_MATCH
+                                                                                            : MCT__PEERS_NONE;
 }
 
 /** The type a contribution travels in between prepare and update: int64 for
@@ -203,7 +208,9 @@ __device__ __forceinline__ void mct__update(const mct_tally_view_t& view, int64_
     MCT_ASSUME_GLOBAL(bins);
     if constexpr (M == MCT_METHOD_CAS || (M == MCT_METHOD_WAG && std::is_floating_point<T>::value))
         mct_atomic_add_cas(bins + bin, v);
-    else if constexpr (M == MCT_METHOD_KAHAN || M == MCT_METHOD_KAHAN_NAIVE)
+    else if constexpr (M == MCT_METHOD_KAHAN)
+        mct_atomic_add_compensated((mct_kahan_pair_t*)view.bins + bin, v);
+    else if constexpr (M == MCT_METHOD_KAHAN_NAIVE)
         mct_atomic_add_kahan((mct_kahan_pair_t*)view.bins + bin, v);
     else if constexpr (M == MCT_METHOD_FIXED)
         mct_atomic_add_fixed((int64_t*)view.bins + bin, v, view.flags);
@@ -239,11 +246,12 @@ __device__ __forceinline__ void mct_add(const mct_tally_view_t& view, int64_t bi
     if constexpr (search != MCT__PEERS_NONE) {
         /* Read once: every lane of the group must name the same mask. */
         const unsigned active = __activemask();
-        /* fixed aggregates in a full warp only (array adds, converged
-         * kernels): in divergent code a lane's peers are rare and the match
-         * costs more than the atomics it saves. Integer sums commute, so the
-         * bits are the same either way. The test is uniform over `active`. */
-        if (L == MCT_METHOD_FIXED && active != 0xffffffffu) {
+        /* fixed and kahan aggregate in a full warp only (array adds,
+         * converged kernels): in divergent code a lane's peers are rare and
+         * the match costs more than the atomics it saves. Integer sums
+         * commute, so fixed's bits are the same either way. The test is
+         * uniform over `active`. */
+        if ((L == MCT_METHOD_FIXED || L == MCT_METHOD_KAHAN) && active != 0xffffffffu) {
             mct__update<T, L>(view, bin, v);
             return;
         }

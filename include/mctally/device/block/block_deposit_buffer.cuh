@@ -39,7 +39,7 @@
  *   bin are one shared-memory atomic add, which on a hot bin replaces the
  *   global compare-and-swap loops the whole GPU would otherwise contend on;
  *   (4) a sum whose bin finds no slot is added at once with the method's own
- *   update (its CAS loop, its Kahan step, its atomic). flush() adds each
+ *   update (its CAS loop, its compensated add, its atomic). flush() adds each
  *   cached bin once into the tally, with the method's own update. Slots are never evicted,
  *   so a block's cache holds the bins it met first; with nbins <= HOT the cache
  *   holds every bin (a block-private copy). The carrier: int64 round(v 2^s) for
@@ -59,8 +59,8 @@
  * warp aggregation does); sort_reduce stays run_to_run (the same pairs);
  * integer tallies are exact and checked; float methods are not_guaranteed.
  * kahan's error: runs and cached sums are formed in double (error below
- * n 2^-53 Σ|x| for n addends, far below f32's u = 2^-24), then Kahan steps in
- * f32, so its bound becomes (2u + 4nu^2 + n 2^-53) Σ|x|. Plain float methods
+ * n 2^-53 Σ|x| for n addends, far below f32's u = 2^-24), then the method's
+ * updates in f32, so its bound gains n 2^-53 Σ|x|. Plain float methods
  * keep gamma(n-1) Σ|x|: each rounding still merges at least two addends.
  *
  * Bins: below 2^31 (a run's bin and a cache tag are 32-bit), as mct_add's
@@ -323,7 +323,7 @@ struct mct_deposit_buffer {
     }
 
     /** A sum into the tally with the method's update (the global step of
-     * mct_add: its CAS, Kahan step, checked or fixed-point atomic). */
+     * mct_add: its CAS, compensated add, checked or fixed-point atomic). */
     template <mct_method_t L>
     __device__ __forceinline__ void global_update(int64_t bin, mct__deposit_carrier_t<T, L> c) {
         constexpr mct_method_t A = mct_any_lane_method(L);

@@ -33,7 +33,7 @@
  *   the warp's adds aggregated first (block_tally_aggregated.cuh); larger B,
  *   and warp_reduce above the register bins: the same aggregation straight into
  *   the global bins.
- * - kahan, when B pairs fit in shared memory: shared Kahan pairs
+ * - kahan, when B pairs fit in shared memory: shared (sum, comp) pairs
  *   (block_tally_kahan.cuh); kahan_naive keeps Liu's global-only update.
  * - fixed: block_reduce's modes, on the int64 fixed-point values each add()
  *   converts first; per lane in the run-time form (mct_block_mode_of_view).

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /** @file block_tally_kahan.cuh  A block-private copy of a kahan tally's
  * (sum, comp) pairs in shared storage: warp peers are summed in double, the
- * group's leader does the Kahan step by a shared-memory CAS, and flush() adds
- * each pair's value (sum - comp, exact in double) into the global pair with one
- * Kahan CAS per bin per block. The CAS retries on a hot bin then happen in
- * shared memory among one block's warps instead of in L2 among the whole GPU's;
- * the error stays Kahan's (each block's pair is a Kahan sum of its addends,
- * then one more Kahan step per block). */
+ * group's leader does kahan's compensated add on the shared pair
+ * (thread_kahan.cuh), and flush() adds each pair's value (sum - comp, exact in
+ * double) into the global pair with one compensated add per bin per block. A
+ * hot bin's atomics then meet in shared memory among one block's warps instead
+ * of in L2 among the whole GPU's; the error stays second order (each block's
+ * pair is a compensated sum of its addends, then one more compensated add per
+ * block). Peers are summed in divergent code too: lanes of one beam meet in
+ * few bins, and without the sum their atomics on one shared pair would retry
+ * each other (bench/results/2026-11-29-h200-kahan-compensated.md). */
 #ifndef MCT_BLOCK_TALLY_KAHAN_CUH
 #define MCT_BLOCK_TALLY_KAHAN_CUH
 
@@ -22,7 +25,7 @@ __device__ __forceinline__ void mct_block_kahan_add(mct_kahan_pair_t* pairs, int
     const unsigned active = __activemask();
     const unsigned peers = mct_warp_peers_match(active, (unsigned)bin);
     const double group = mct_warp_segmented_reduce(active, peers, (double)value);
-    if (mct_warp_is_leader(peers)) mct_atomic_add_kahan(pairs + bin, group);
+    if (mct_warp_is_leader(peers)) mct_atomic_add_compensated(pairs + bin, group);
 }
 
 /** Every thread of the block, converged, once: each pair's value into the
@@ -32,7 +35,7 @@ __device__ __forceinline__ void mct_block_kahan_flush(const mct_kahan_pair_t* pa
     __syncthreads();
     for (int64_t k = mct_thread_rank(); k < nbins; k += mct_block_threads()) {
         const double v = (double)pairs[k].sum - (double)pairs[k].comp;
-        if (v != 0.0 || v != v) mct_atomic_add_kahan(global + k, v);
+        if (v != 0.0 || v != v) mct_atomic_add_compensated(global + k, v);
     }
 }
 
