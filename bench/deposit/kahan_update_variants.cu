@@ -10,8 +10,7 @@
  * the sum, v4 never folds (the floor of one atomic and one RED). Best of 5
  * launches, twice. Not part of the build:
  *     nvcc -std=c++17 -O3 -arch=sm_90 -Iinclude -Ibuild/include \
- *         bench/deposit/kahan_update_variants.cu -o kahan_update_variants
- * Results: bench/results/2026-11-29-h200-kahan-compensated.md. */
+ *         bench/deposit/kahan_update_variants.cu -o kahan_update_variants */
 #include <cstdio>
 #include <cstdint>
 #include <cuda_runtime.h>

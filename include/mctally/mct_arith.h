@@ -149,6 +149,14 @@ MCT_INLINE MCT_HD void mct_kahan_step(mct_kahan_pair_t* p, float x) {
     p->sum = t;
 }
 
+/** A double addend as two floats: returns hi = (float)v and sets *lo =
+ * (float)(v - hi), which is 0 for a float addend (and whenever hi is 0). */
+MCT_INLINE MCT_HD float mct_kahan_split(double v, float* lo) {
+    const float hi = (float)v;
+    *lo = (float)(v - (double)hi);
+    return hi;
+}
+
 /** The pair after adding v by Kahan's steps (kahan_naive, Liu's KAS: the whole
  * pair swapped by one CAS). A double addend (a warp's group sum) is split into
  * hi = (float)v and lo = (float)(v - hi), each taken by a Kahan step, so the low
@@ -156,8 +164,8 @@ MCT_INLINE MCT_HD void mct_kahan_step(mct_kahan_pair_t* p, float x) {
  * and its step is then skipped. The error bound is Kahan's for the float
  * addends: 2u sum|x| + O(n u^2) sum|x|, u = 2^-24. */
 MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, double v) {
-    const float hi = (float)v;
-    const float lo = (float)(v - (double)hi);
+    float lo;
+    const float hi = mct_kahan_split(v, &lo);
     mct_kahan_step(&p, hi);
     if (lo != 0.0f) mct_kahan_step(&p, lo);
     return p;
@@ -179,7 +187,7 @@ MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, doubl
  * every 16 such adds on average). comp so stays a few ulps of the sum, and the
  * error second order, of order 10 n u^2 sum|x| for n adds (u = 2^-24), where
  * Kahan's steps give 2u sum|x| + O(n u^2) sum|x|. Reading comp before each add
- * would bound it strictly, but the load costs as much as the atomic. */
+ * would bound it strictly, at the price of a second round trip to the bin. */
 
 /** One add in 2^MCT_KAHAN_FOLD_BITS that leaves an error folds comp. */
 #define MCT_KAHAN_FOLD_BITS 4
@@ -201,23 +209,36 @@ MCT_INLINE MCT_HD int mct_kahan_fold_due(float old, float hi, float err) {
     return (uint32_t)(bits * 0x9E3779B1u) >> (32 - MCT_KAHAN_FOLD_BITS) == 0u;
 }
 
+/** What comp takes from the add of hi into a sum that was `old` (lo: the rest
+ * of the addend): the add's rounding error and lo, negated; *fold says whether
+ * the add then folds comp into the sum. */
+MCT_INLINE MCT_HD float mct_kahan_comp_part(float old, float hi, float lo, int* fold) {
+    const float err = mct_two_sum_err(old, hi, old + hi);
+    *fold = mct_kahan_fold_due(old, hi, err);
+    return -(err + lo);
+}
+
+/** What comp takes when a fold adds -t (comp, taken whole) into a sum that
+ * was `before`: that add's rounding error, negated. */
+MCT_INLINE MCT_HD float mct_kahan_fold_part(float before, float t) { return -mct_two_sum_err(before, -t, before - t); }
+
 /** The pair after adding v by kahan's compensated add, as one thread does it
  * alone: the sum takes hi, comp takes the error and lo, then comp is folded
- * into the sum when the add says so (the device's atomics do the same steps
- * on the two words: thread_kahan.cuh; the CPU backend swaps the whole pair by
- * CAS). */
+ * into the sum when the add says so. The device does the same steps on the two
+ * words by separate atomics (thread_kahan.cuh); the CPU backend swaps the whole
+ * pair by CAS. */
 MCT_INLINE MCT_HD mct_kahan_pair_t mct_compensated_add_value(mct_kahan_pair_t p, double v) {
-    const float hi = (float)v;
-    const float lo = (float)(v - (double)hi);
+    float lo;
+    const float hi = mct_kahan_split(v, &lo);
     if (hi == 0.0f) return p; /* then lo is 0 too */
-    const float old = p.sum;
-    p.sum = old + hi;
-    const float err = mct_two_sum_err(old, hi, p.sum);
-    p.comp += -(err + lo);
-    if (mct_kahan_fold_due(old, hi, err)) {
-        const float t = p.comp, before = p.sum;
-        p.sum = before - t;
-        p.comp = -mct_two_sum_err(before, -t, p.sum);
+    int fold;
+    const float c = mct_kahan_comp_part(p.sum, hi, lo, &fold);
+    p.sum += hi;
+    p.comp += c;
+    if (fold) {
+        const float t = p.comp;
+        p.comp = mct_kahan_fold_part(p.sum, t);
+        p.sum -= t;
     }
     return p;
 }

@@ -30,8 +30,8 @@ static inline const char* sim_deposit_name(mct_sim_deposit_t d) {
 /** `auto`'s table: the methods whose direct add, inside divergent transport,
  * waits on contended global memory: a compare-and-swap loop on the bin (cas,
  * wag on floats, kahan_naive) or one counter for the whole GPU (sort_reduce).
- * kahan's compensated add is one atomic round trip without retries, and its
- * direct add beats the buffer (bench/results/2026-11-29-h200-kahan-compensated.md). The buffer's cache turns their hot bins into shared-memory
+ * kahan's compensated add has no loop to retry (one atomic round trip), so
+ * it stays direct. The buffer's cache turns their hot bins into shared-memory
  * adds, and its slots give sort_reduce one reservation per lane's slots.
  * `block_private`: the problem's direct path already keeps this method's sums
  * in a block-private copy (mct_block_tally's modes other than per-lane), which

@@ -139,11 +139,8 @@ typedef struct {
 /* Array adds (mct_tally_add_device), one f64 value per key, 1e8 updates,
  * H100: bench/results/2026-11-24-h100-scatter-r7.md, "Every mctally method".
  * A "slow (~T s)" cell is the prediction 0.1/T Gupd/s. The sweep has no Kahan
- * column (its values are f64): kahan is taken as 0.6 x wib (warp aggregation
- * then, when measured, a 64-bit CAS of the pair; in
- * bench/results/2026-11-22-h100-tally-only.md f32 kahan runs at 0.62 x f64 wib;
- * its compensated add, one atomic round trip, is faster, so the row errs slow)
- * and kahan_naive as cas (a CAS loop per value).
+ * column (its values are f64): kahan is taken as 0.6 x wib and kahan_naive as
+ * cas (bench/results/2026-11-29-h200-kahan-compensated.md, "Planner rows").
  * fixed (block modes): bench/results/2026-11-28-h200-fixed-modes.md,
  * "Planner rows". Columns: atomic shared warp_reduce
  * block_reduce replicated cas wag wib wag_match kahan kahan_naive fixed

@@ -9,7 +9,7 @@
  * pair is a compensated sum of its addends, then one more compensated add per
  * block). Peers are summed in divergent code too: lanes of one beam meet in
  * few bins, and without the sum their atomics on one shared pair would retry
- * each other (bench/results/2026-11-29-h200-kahan-compensated.md). */
+ * each other. */
 #ifndef MCT_BLOCK_TALLY_KAHAN_CUH
 #define MCT_BLOCK_TALLY_KAHAN_CUH
 

@@ -14,8 +14,8 @@
  *   added into the sum the same way. One round trip per update whatever other
  *   lanes do, where the CAS loop pays two or more; a second-order error
  *   (mct_arith.h). In shared memory float atomic adds are short CAS loops
- *   of their own; there the two of them still beat one CAS loop on the pair
- *   whose body is the whole compensated add.
+ *   of their own; two of them hold the word for less time than one CAS loop
+ *   on the pair whose body would be the whole compensated add.
  *
  * The addend arrives as a double: a warp-aggregated group sum is formed in
  * double, and rounding it to one float first would throw away the accuracy the
@@ -49,18 +49,16 @@ __device__ __forceinline__ mct_kahan_pair_t mct_atomic_add_kahan(mct_kahan_pair_
  * one atomic whose answer the thread waits for, the error's add without a
  * wait, and on a fold an exchange and one more such pair. */
 __device__ __forceinline__ void mct_atomic_add_compensated(mct_kahan_pair_t* addr, double v) {
-    const float hi = (float)v;
-    const float lo = (float)(v - (double)hi);
+    float lo;
+    const float hi = mct_kahan_split(v, &lo);
     if (hi == 0.0f) return; /* then lo is 0 too */
-    const float old = atomicAdd(&addr->sum, hi);
-    const float err = mct_two_sum_err(old, hi, old + hi);
-    const float c = -(err + lo);
+    int fold;
+    const float c = mct_kahan_comp_part(atomicAdd(&addr->sum, hi), hi, lo, &fold);
     if (c != 0.0f) atomicAdd(&addr->comp, c); /* NaN too: it must reach the pair */
-    if (mct_kahan_fold_due(old, hi, err)) {
+    if (fold) {
         const float t = atomicExch(&addr->comp, 0.0f);
         if (t != 0.0f) {
-            const float before = atomicAdd(&addr->sum, -t);
-            const float c2 = -mct_two_sum_err(before, -t, before - t);
+            const float c2 = mct_kahan_fold_part(atomicAdd(&addr->sum, -t), t);
             if (c2 != 0.0f) atomicAdd(&addr->comp, c2);
         }
     }
