@@ -176,24 +176,29 @@ static const gups_row_t grouped_rows[2] = {
     [ROW_SORTED] = {{202, 0, 128, 130, 125, 115, 81, 123, 178, 73.8, 115, 89.7, 3.1}},
 };
 
-/* Adds from the caller's kernels, H100, in seconds of a whole run and the adds
- * it made. Up to 8 bins: Liu's test 1, where the tally is the kernel's whole
- * work (1e8 updates, paper launch): bench/results/2026-11-22-h100-tally-only.md
- * (kahan is its f32 row; kahan_naive has none and is taken as cas; fixed:
- * 2026-11-28-h200-fixed-modes.md, "Planner rows"). More bins:
- * the water phantom's Table II (4e6 histories, adds = runs: 13 per history at
- * 10^3 voxels, 46 at 100^3): bench/results/2026-11-24-h100-phantom-r7.md, with
- * the "slow (~T s predicted)" cells as T. At 2^3 voxels the phantom ranks
- * atomic 11 % ahead of block_reduce, where test 1 ranks block_reduce 74x
- * ahead: the rule takes test 1's, where the tally's cost is what matters. */
+/* Adds from the caller's kernels, in seconds of a whole run and the adds it
+ * made. Up to 8 bins: Liu's test 1 on the H100, where the tally is the
+ * kernel's whole work (1e8 updates, paper launch):
+ * bench/results/2026-11-22-h100-tally-only.md (kahan is its f32 row;
+ * kahan_naive has none and is taken as cas; fixed:
+ * 2026-11-28-h200-fixed-modes.md, "Planner rows"). More bins: the water
+ * phantom's Table II on the H200, every method as the phantom adds it (its
+ * deposit = auto buffers the CAS methods and sort_reduce), 4e6 histories:
+ * bench/results/2026-11-28-h200-r23-deposit.md, kahan from
+ * 2026-11-29-h200-kahan-compensated.md (its compensated add). The adds are
+ * the runs of the 4 % steps (13 a history at 10^3 voxels, 46 at 100^3); the
+ * longer steps since make fewer, which scales a row's times alike and leaves
+ * its order. At 2^3 voxels the phantom ranks atomic ahead of block_reduce,
+ * where test 1 ranks block_reduce 74x ahead: the rule takes test 1's, where
+ * the tally's cost is what matters. */
 typedef struct {
     double seconds[MCT_METHOD_COUNT];
     double adds;
 } kernel_row_t;
 static const kernel_row_t kernel_rows[3] = {
     {{4.65e-3, 1.26e-4, 7.04e-5, 6.25e-5, 1.89e-4, 10.3, 10.0, 7.42e-4, 7.43e-4, 1.19e-3, 10.3, 9.51e-5, 2.74e-3}, 1e8},
-    {{0.285, 0.948, 0.962, 0.981, 0.969, 35, 17, 0.965, 0.985, 0.741, 405, 1.03, 13}, 4e6 * 13},
-    {{0.303, 0, 1.15, 1.16, 1.19, 27, 11.5, 1.16, 1.2, 10, 46, 1.21, 16}, 4e6 * 46},
+    {{0.477, 0.597, 0.606, 0.605, 0.616, 0.535, 0.535, 0.622, 0.619, 0.551, 0.638, 0.604, 0.751}, 4e6 * 13},
+    {{0.484, 0, 0.675, 0.676, 0.689, 0.588, 0.589, 0.699, 0.694, 0.539, 0.752, 0.67, 0.803}, 4e6 * 46},
 };
 
 static int bin_class(const mct__plan_workload_t* w) {
@@ -213,7 +218,7 @@ static double cuda_model(const mct__plan_workload_t* w, mct_key_pattern_t patter
     const int c = bin_class(w);
     if (w->adds == MCT_ADDS_KERNEL) {
         const kernel_row_t* r = &kernel_rows[c <= CLASS_SMALL ? 0 : c == CLASS_SHARED ? 1 : 2];
-        if (why) *why = c <= CLASS_SMALL ? "H100 tally-only test 1" : "H100 phantom Table II";
+        if (why) *why = c <= CLASS_SMALL ? "H100 tally-only test 1" : "H200 phantom Table II";
         return r->seconds[m] > 0.0 ? r->seconds[m] / r->adds : -1.0;
     }
     const int row = pattern_row(pattern);

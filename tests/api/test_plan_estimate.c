@@ -137,6 +137,24 @@ int main(void) {
         ASSERT_EQ_I64(plan_for(&big, NULL, MCT_BACKEND_CUDA, MCT_ADDS_KERNEL).method, MCT_METHOD_ATOMIC);
         ASSERT_EQ_I64(plan_for(&mid, NULL, MCT_BACKEND_CUDA, MCT_ADDS_KERNEL).method, MCT_METHOD_ATOMIC);
         ASSERT_EQ_I64(plan_for(&small, NULL, MCT_BACKEND_CUDA, MCT_ADDS_KERNEL).method, MCT_METHOD_BLOCK_REDUCE);
+        /* With needs, the phantom's Table II ranks the admissible: an f32
+         * tally held to 1e-6 at 1e4 adds a bin takes kahan (f32 atomic would
+         * lose 6e-4), run to run takes fixed, ahead of replicated and sort_reduce. */
+        for (int k = 0; k < 2; ++k) {
+            const int64_t cells = k ? 1000000 : 1000;
+            mct_tally_desc_t d;
+            mct_tally_desc_init(&d);
+            d.bins = cells, d.backend = MCT_BACKEND_CUDA, d.adds = MCT_ADDS_KERNEL;
+            d.dtype = MCT_DTYPE_F32, d.max_rel_loss = 1e-6, d.adds_per_bin = 1e4;
+            mct_plan_info_t info;
+            ASSERT_STATUS(mct_plan(&d, &info), MCT_STATUS_SUCCESS);
+            ASSERT_EQ_I64(info.method, MCT_METHOD_KAHAN);
+            mct_tally_desc_init(&d);
+            d.bins = cells, d.backend = MCT_BACKEND_CUDA, d.adds = MCT_ADDS_KERNEL;
+            d.determinism = MCT_RUN_TO_RUN;
+            ASSERT_STATUS(mct_plan(&d, &info), MCT_STATUS_SUCCESS);
+            ASSERT_EQ_I64(info.method, MCT_METHOD_FIXED);
+        }
     }
 
     /* cpu: replicas where keys meet in a bin, never a GPU-only method. */

@@ -16,7 +16,7 @@ static void int_methods(void) {
     harness_sweep<T, MCT_METHOD_REPLICATED, FORM_ADD>();
     harness_sweep<T, MCT_METHOD_SORT_REDUCE, FORM_ADD>();
     harness_sweep<T, MCT_METHOD_SHARED, FORM_ADD>(); /* any-lane fallback: atomic */
-    harness_sweep<T, MCT_METHOD_WARP_REDUCE, FORM_ADD>(); /* any-lane fallback: wib */
+    harness_sweep<T, MCT_METHOD_WARP_REDUCE, FORM_ADD>(); /* any-lane fallback: wag_match */
     harness_sweep<T, MCT_METHOD_BLOCK_REDUCE, FORM_BLOCK>();
     harness_sweep<T, MCT_METHOD_SHARED, FORM_BLOCK>();
     harness_sweep<T, MCT_METHOD_WIB, FORM_ADD_RUNTIME>();

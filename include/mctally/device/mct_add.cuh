@@ -65,10 +65,11 @@
  *   on one GPU, whatever the launch shape.
  * - shared, warp_reduce, block_reduce need the block (or warp) converged, which
  *   an any-lane call cannot ask for. Here shared runs as atomic, and
- *   warp_reduce and block_reduce as wib (warp aggregation by bin), as
- *   mct_any_lane_method says. Their converged forms are mct_block_tally (any
- *   number of bins) and mct_block_counter (one bin, all five of Bossler's
- *   methods).
+ *   warp_reduce and block_reduce as wag_match (the lanes that arrive together
+ *   summed by bin, peers by one __match_any_sync), as mct_any_lane_method
+ *   says. Their converged forms are mct_block_tally (any number of bins; its
+ *   warps that arrive with lanes missing sum peers by the same match) and
+ *   mct_block_counter (one bin, all five of Bossler's methods).
  *
  * Integer tallies (int32_t, uint64_t) never wrap, whatever the method: the
  * atomics return the old value and the overflow test is made on it, group sums
@@ -123,12 +124,16 @@ MCT_HD constexpr bool mct_method_serves(void) {
 /** The method an any-lane call (mct_add) runs for M: itself, except the three
  * methods that need a converged block or warp, which an any-lane call cannot
  * ask for: `shared` runs as `atomic`, `warp_reduce` and `block_reduce` as
- * `wib` (warp aggregation by bin). Their converged form is mct_block_tally,
- * which runs them as they are. Public so that a caller (or a plan) can see
- * what its any-lane adds will do. */
+ * `wag_match` (the lanes that arrive together summed by bin). Peers by one
+ * match, not wib's ballot loop, because an any-lane call is where lanes arrive
+ * apart with bins of their own: the loop pays a round per distinct bin, the
+ * match one instruction, and mct_block_tally's aggregation does the same for
+ * a warp with lanes missing. Their converged form is mct_block_tally, which
+ * runs them as they are. Public so that a caller (or a plan) can see what its
+ * any-lane adds will do. */
 MCT_HD constexpr mct_method_t mct_any_lane_method(mct_method_t m) {
     return m == MCT_METHOD_SHARED ? MCT_METHOD_ATOMIC
-           : (m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_BLOCK_REDUCE) ? MCT_METHOD_WIB
+           : (m == MCT_METHOD_WARP_REDUCE || m == MCT_METHOD_BLOCK_REDUCE) ? MCT_METHOD_WAG_MATCH
                                                                           : m;
 }
 
@@ -194,11 +199,11 @@ __device__ __forceinline__ void mct__replica_add(const mct_tally_view_t& view, i
     const int64_t block = blockIdx.x + (int64_t)gridDim.x * (blockIdx.y + (int64_t)gridDim.y * blockIdx.z);
     const int64_t threads = block_threads * gridDim.x * gridDim.y * gridDim.z;
     const int64_t rank = block * block_threads + mct_thread_rank();
-    T* p = (T*)view.replicas + (rank % view.nreplicas) * view.nbins + bin;
-    if (view.nreplicas >= threads)
-        mct_owned_add(p, v, view.flags); /* private: this thread owns the replica */
+    T* const replicas = (T*)view.replicas;
+    if (view.nreplicas >= threads) /* private: this thread owns replica `rank` (no division on this path) */
+        mct_owned_add(replicas + rank * view.nbins + bin, v, view.flags);
     else
-        mct_atomic_add(p, v, view.flags);
+        mct_atomic_add(replicas + (rank % view.nreplicas) * view.nbins + bin, v, view.flags);
 }
 
 /** Step 3: one global update of bin by the (leader) lane. */
