@@ -81,11 +81,22 @@ static __device__ __forceinline__ unsigned long long rw_walk(Sink& sink, int64_t
     return n;
 }
 
+/* Every form holds 64 registers at most, so that the benchmark's launch of 8
+ * blocks of 128 threads per SM is one wave whatever the form: a form that
+ * took a few registers more would run its last blocks in a second wave and
+ * time that tail, not the method. */
+#if defined(__CUDACC__)
+#define RW_MAX_REGISTERS __maxnreg__(64)
+#else
+#define RW_MAX_REGISTERS
+#endif
+
 /** Walkers [0, walkers) with method M (MCT_METHOD_FROM_VIEW: the view's) in
  * form F; `steps` receives the number of steps (every form). Lanes leave the
  * walk at their own times and wait at the buffer's flush(). */
 template <typename T, mct_method_t M, int F, bool SERIAL = false>
-static __global__ void rw_kernel(mct_tally_view_t view, uint64_t walkers, uint64_t seed, unsigned long long* steps) {
+static __global__ void RW_MAX_REGISTERS rw_kernel(mct_tally_view_t view, uint64_t walkers, uint64_t seed,
+                                                  unsigned long long* steps) {
     unsigned long long n;
     if constexpr (F == RW_BUFFERED) {
         mct_deposit_buffer<T, M> buf(view); /* every thread, converged */
