@@ -184,10 +184,11 @@ MCT_INLINE MCT_HD mct_kahan_pair_t mct_kahan_add_value(mct_kahan_pair_t p, doubl
  * growing, whose comp grows by every addend), or, one add in
  * 2^MCT_KAHAN_FOLD_BITS among those that left an error, a hash of the old
  * sum says so (comp, a random walk of errors of half an ulp, is then folded
- * every 16 such adds on average). comp so stays a few ulps of the sum, and the
- * error second order, of order 10 n u^2 sum|x| for n adds (u = 2^-24), where
- * Kahan's steps give 2u sum|x| + O(n u^2) sum|x|. Reading comp before each add
- * would bound it strictly, at the price of a second round trip to the bin. */
+ * after that many such adds on average). comp so stays a few ulps of the
+ * sum, and the error second order, of order 10 n u^2 sum|x| for n adds
+ * (u = 2^-24), where Kahan's steps give 2u sum|x| + O(n u^2) sum|x|. Reading
+ * comp before each add would bound it strictly, at the price of a second
+ * round trip to the bin. */
 
 /** One add in 2^MCT_KAHAN_FOLD_BITS that leaves an error folds comp. */
 #define MCT_KAHAN_FOLD_BITS 4

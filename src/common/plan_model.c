@@ -2,8 +2,9 @@
 /** @file plan_model.c  The planner's estimate model, in one place: the
  * predicted rounding loss of a float tally, the classes of key samples, and
  * the predicted time per update of every method by backend, bin count, key
- * pattern, width and where the adds come from. Every CUDA row names the
- * committed measurement (bench/results/) it is copied from. */
+ * pattern, width and where the adds come from. Every CUDA row is copied from
+ * a committed measurement: bench/results/README.md, "Planner rows", names each
+ * table's runs and how its derived columns were settled. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,15 +137,13 @@ typedef struct {
     double gups[MCT_METHOD_COUNT];
 } gups_row_t;
 
-/* Array adds (mct_tally_add_device), one f64 value per key, 1e8 updates,
- * H100: bench/results/2026-11-24-h100-scatter-r7.md, "Every mctally method".
- * A "slow (~T s)" cell is the prediction 0.1/T Gupd/s. The sweep has no Kahan
- * column (its values are f64): kahan is taken as 0.6 x wib and kahan_naive as
- * cas (bench/results/2026-11-29-h200-kahan-compensated.md, "Planner rows").
- * fixed (block modes): bench/results/2026-11-28-h200-fixed-modes.md,
- * "Planner rows". Columns: atomic shared warp_reduce
- * block_reduce replicated cas wag wib wag_match kahan kahan_naive fixed
- * sort_reduce. */
+/* Array adds (mct_tally_add_device), one f64 value per key, 1e8 updates. A
+ * cell the sweep predicted instead of timing ("slow, ~T s") is 0.1/T Gupd/s.
+ * The sweep adds f64 values, which the Kahan methods cannot serve: kahan is
+ * taken as 0.6 x wib (warp aggregation, then one update of the pair) and
+ * kahan_naive as cas (a CAS loop per value). Columns: atomic shared
+ * warp_reduce block_reduce replicated cas wag wib wag_match kahan kahan_naive
+ * fixed sort_reduce. */
 enum { ROW_UNIFORM, ROW_SORTED, ROW_HOT, ROW_PATTERNS };
 enum { CLASS_ONE, CLASS_SMALL, CLASS_SHARED, CLASS_LARGE, CLASS_COUNT };
 static const gups_row_t arrays_rows[CLASS_COUNT][ROW_PATTERNS] = {
@@ -167,30 +166,22 @@ static const gups_row_t arrays_rows[CLASS_COUNT][ROW_PATTERNS] = {
 };
 
 /* Grouped adds (width > 1) into more bins than a block holds, Westphal's MPC
- * (1e7 keys x 9 components into 1e6 cells), H100:
- * bench/results/2026-11-23-h100-scatter-r4.md, "MPC workload"; a hot pattern
- * has no grouped row and uses the width-1 row. kahan and kahan_naive derived
- * as above. */
+ * (1e7 keys x 9 components into 1e6 cells); a hot pattern has no grouped row
+ * and uses the width-1 row. kahan and kahan_naive derived as above. */
 static const gups_row_t grouped_rows[2] = {
     [ROW_UNIFORM] = {{68.6, 0, 68.7, 68.9, 23.6, 61.6, 31.3, 33.6, 67.8, 20.2, 61.6, 63, 2.88}},
     [ROW_SORTED] = {{202, 0, 128, 130, 125, 115, 81, 123, 178, 73.8, 115, 89.7, 3.1}},
 };
 
 /* Adds from the caller's kernels, in seconds of a whole run and the adds it
- * made. Up to 8 bins: Liu's test 1 on the H100, where the tally is the
- * kernel's whole work (1e8 updates, paper launch):
- * bench/results/2026-11-22-h100-tally-only.md (kahan is its f32 row;
- * kahan_naive has none and is taken as cas; fixed:
- * 2026-11-28-h200-fixed-modes.md, "Planner rows"). More bins: the water
- * phantom's Table II on the H200, every method as the phantom adds it (its
- * deposit = auto buffers the CAS methods and sort_reduce), 4e6 histories:
- * bench/results/2026-11-28-h200-r23-deposit.md, kahan from
- * 2026-11-29-h200-kahan-compensated.md (its compensated add). The adds are
- * the runs of the 4 % steps (13 a history at 10^3 voxels, 46 at 100^3); the
- * longer steps since make fewer, which scales a row's times alike and leaves
- * its order. At 2^3 voxels the phantom ranks atomic ahead of block_reduce,
- * where test 1 ranks block_reduce 74x ahead: the rule takes test 1's, where
- * the tally's cost is what matters. */
+ * made. Up to 8 bins: Liu's test 1, where the tally is the kernel's whole work
+ * (1e8 updates, paper launch; kahan_naive, which it lacks, taken as cas). More
+ * bins: the water phantom's Table II (4e6 histories), every method as the
+ * phantom adds it (deposit = auto buffers the CAS methods and sort_reduce).
+ * A row's adds scale its times alike, so they set the predicted time, not the
+ * order. At 2^3 voxels the phantom ranks atomic ahead of block_reduce, where
+ * test 1 ranks block_reduce far ahead: the rule takes test 1's, where the
+ * tally's cost is what matters. */
 typedef struct {
     double seconds[MCT_METHOD_COUNT];
     double adds;
@@ -230,9 +221,8 @@ static double cuda_model(const mct__plan_workload_t* w, mct_key_pattern_t patter
     }
     /* i32's shared-memory atomic is the hardware's own, and contention does not
      * slow it: where a block's copy fits, shared keeps up with the fastest
-     * method in every pattern (bench/results/2026-11-25-h100-r19-planner-types.md),
-     * while f32 and u64 contend like f64. Predicted just ahead of the row's
-     * fastest. */
+     * method in every pattern (measured: "Planner rows"), while f32 and u64
+     * contend like f64. Predicted just ahead of the row's fastest. */
     if (m == MCT_METHOD_SHARED && w->dtype == MCT_DTYPE_I32 && c != CLASS_LARGE) {
         double fastest = 0.0;
         for (int k = 0; k < MCT_METHOD_COUNT; ++k)
@@ -252,7 +242,7 @@ static double cuda_model(const mct__plan_workload_t* w, mct_key_pattern_t patter
  * meet in a bin (hot, few, fewer bins than 64 per thread) make every atomic
  * bounce its cache line between cores: x10. So replicated wins where keys meet
  * and loses to fixed or atomic where they do not, as measured on a 2-core
- * machine (bench/results/2026-11-25-cpu-planner.md). */
+ * machine ("Planner rows"). */
 static double cpu_model(const mct__plan_workload_t* w, mct_key_pattern_t pattern, mct_method_t m, const char** why) {
     if (why) *why = "CPU operation counts";
     const int contended = pattern == MCT_PATTERN_HOT || pattern == MCT_PATTERN_FEW || w->bins < 64 * (int64_t)w->threads;
