@@ -363,6 +363,15 @@ static mct_status_t mass_cdf(const mct_phantom_geometry_t* g, double** out) {
     return MCT_STATUS_SUCCESS;
 }
 
+/* The densest voxel of each material (0 where no voxel is of it): the
+ * photons' majorant (MCT_PH(photon_fly_het)). */
+static void densest(const mct_phantom_geometry_t* g, float rho_max[MCT_PHANTOM_MAX_MATERIALS]) {
+    for (int m = 0; m < MCT_PHANTOM_MAX_MATERIALS; ++m) rho_max[m] = 0.0f;
+    const int64_t voxels = (int64_t)g->nx * g->ny * g->nz;
+    for (int64_t k = 0; k < voxels; ++k)
+        if (g->density[k] > rho_max[g->mat[k]]) rho_max[g->mat[k]] = g->density[k];
+}
+
 mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, mct_phantom_result_t* out) {
     mct_tally_desc_t d;
     mct_status_t st = sim_run_start(out, mct_phantom_check(p, tally), tally, &d);
@@ -403,8 +412,9 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
     if (!st && p->source == MCT_PHANTOM_SOURCE_FANO) st = mass_cdf(geom, &cdf);
     /* What each rank made for itself, agreed before the ranks' batches. */
     st = sim_ranks_agree(p->ranks, st);
-    const sim_phantom_problem_t problem = {p, tables, materials, mct_phantom_transport_for(p, d.method, d.dtype), geom,
-                                           cdf};
+    sim_phantom_problem_t problem = {p, tables, materials, mct_phantom_transport_for(p, d.method, d.dtype), geom,
+                                     cdf, {0.0f}};
+    if (!st && geom) densest(geom, problem.rho_max);
     mct_phantom_counters_t c = {0};
     if (!st) st = run_engine(p, &problem, tally, &zones, out, &c);
     mct_phantom_zone_map_free(&zones);

@@ -26,6 +26,7 @@ typedef struct {
      * the Fano source's cumulative mass table (NULL: the beam). */
     const mct_phantom_geometry_t* geometry;
     const double* cdf;
+    float rho_max[MCT_PHANTOM_MAX_MATERIALS]; /**< with a geometry: each material's densest voxel */
 } sim_phantom_problem_t;
 
 /** What the transport reads, in both precisions: the tables (viewing the
@@ -83,6 +84,11 @@ static inline void sim_phantom_views_place(sim_phantom_views_t* v, const sim_pha
     v->g64.rho = v->g32.rho = rho;
     v->g64.cdf = v->g32.cdf = cdf;
     v->g64.materials = v->g32.materials = problem->materials;
+    if (het)
+        for (int m = 0; m < MCT_PHANTOM_MAX_MATERIALS; ++m) {
+            v->g64.rho_max[m] = (double)problem->rho_max[m];
+            v->g32.rho_max[m] = problem->rho_max[m];
+        }
 }
 
 extern const sim_engine_t sim_phantom_engine_cpu;

@@ -26,8 +26,6 @@
 extern "C" {
 #endif
 
-/** The most materials one geometry holds (a voxel's material is a uint8_t). */
-#define MCT_PHANTOM_MAX_MATERIALS 16
 
 typedef struct {
     int nx, ny, nz;                /**< voxels along each axis, >= 1 */

@@ -16,6 +16,9 @@ extern "C" {
 /** The most elements of one material. */
 #define MCT_PHANTOM_MAX_ELEMENTS 16
 
+/** The most materials one geometry holds (a voxel's material is a uint8_t). */
+#define MCT_PHANTOM_MAX_MATERIALS 16
+
 /** A material. The tables have the columns of data/water's files:
  * xcom rows of 8 (energy MeV, coherent, incoherent, photoelectric, pair
  * nuclear, pair electron, total with and without coherent, cm2/g) and estar

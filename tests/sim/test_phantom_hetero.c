@@ -13,6 +13,7 @@
 
 #include "mctally/mct.h"
 #include "phantom.h"
+#include "phantom_tables.h"
 #include "phantom_test.h"
 #include "test_assert.h"
 
@@ -169,6 +170,54 @@ static void test_voxels_match_uniform(void) {
     printf("water as voxels = the uniform path (bitwise in FP64)\n");
 }
 
+/* Photons through a stack of media: a 1 MeV beam along the axis of slabs of
+ * water, bone, lung and air whose central column's voxels each have a density
+ * of their own, some above their material's nominal one, some below. The
+ * primaries that leave without interacting are exp(-sum mu_k rho_k dz) of the
+ * beam, mu_k the mass attenuation of voxel k's material at the beam's energy
+ * as the engine's tables give it: the photons' flights through voxels (delta
+ * tracking against each material's densest voxel) place the interactions by
+ * mass, material by material. Binomial error, 4.5 sigma; cut-offs high, so
+ * that what interacts stops at once. */
+static void test_photon_attenuation(void) {
+    const char* names[4] = {"water", "bone", "lung", "air"};
+    mct_phantom_material_t known[4];
+    for (int i = 0; i < 4; ++i) ASSERT_STATUS(mct_phantom_material_builtin(names[i], &known[i]), MCT_STATUS_SUCCESS);
+    const mct_phantom_slab_t slabs[4] = {{"water", 1.0, 4.0}, {"bone", 1.85, 2.0}, {"lung", 0.26, 6.0}, {"air", 0.0012, 2.0}};
+    mct_phantom_geometry_t g;
+    char err[256];
+    ASSERT_STATUS(mct_phantom_geometry_slabs(slabs, 4, 3, 6.0, 0.25, known, 4, &g, err, sizeof err), MCT_STATUS_SUCCESS);
+    for (int transport = 0; transport < 2; ++transport) {
+        mct_phantom_params_t p = beam(&g, MCT_PHANTOM_PHOTON, 1.0, 200000);
+        p.electron_cutoff_MeV = p.photon_cutoff_MeV = 0.9;
+        p.transport = transport ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
+        double mu[MCT_PHANTOM_MAX_MATERIALS];
+        for (int m = 0; m < g.materials; ++m) {
+            sim_phantom_tables_t t;
+            ASSERT_STATUS(sim_phantom_tables_build(&p, &g.material[m], &t), MCT_STATUS_SUCCESS);
+            const mct_ph_tables_t_f64 v = sim_phantom_tables_view_f64(&t, t.f64);
+            mu[m] = mct_ph_photon_table_f64(&v, MCT_PH_T_MU, log(p.energy_MeV));
+            sim_phantom_tables_free(&t);
+        }
+        double mu_l = 0.0;
+        for (int iz = 0; iz < g.nz; ++iz) {
+            const int64_t k = 1 + 3 * (1 + 3 * (int64_t)iz); /* the column the beam runs along */
+            if (transport == 0) g.density[k] *= (float)(0.3 + 0.17 * (double)((iz * 7) % 11)); /* 0.3 .. 2 x nominal */
+            mu_l += mu[g.mat[k]] * (double)g.density[k] * g.dz_cm;
+        }
+        mct_tally_t tally = make(&p, MCT_BACKEND_CPU, MCT_METHOD_ATOMIC);
+        mct_phantom_result_t r;
+        ASSERT_STATUS(mct_phantom_run(&p, tally, &r), MCT_STATUS_SUCCESS);
+        const double want = exp(-mu_l), sd = sqrt(want * (1.0 - want) / (double)p.histories);
+        printf("1 MeV photons through %d slabs (%s): uncollided %.5f, exp(-mu L) %.5f +- %.5f\n", g.materials,
+               transport ? "f32" : "f64", r.uncollided_fraction, want, sd);
+        ASSERT_NEAR_F64(r.uncollided_fraction, want, 4.5 * sd);
+        mct_phantom_result_free(&r);
+        mct_tally_destroy(tally);
+    }
+    mct_phantom_geometry_free(&g);
+}
+
 /* Geometries the engine cannot run: refused before any transport. */
 static void test_refused(void) {
     mct_phantom_geometry_t g = water_grid(4, 4, 4, 0.5, 0.5, 0.5);
@@ -224,6 +273,7 @@ static int fano_only(int argc, char** argv) {
 int main(int argc, char** argv) {
     if (argc > 1 && strcmp(argv[1], "fano") == 0) return fano_only(argc, argv);
     test_refused();
+    test_photon_attenuation();
     test_density_scaling();
     test_backends_agree();
     fano(MCT_BACKEND_CPU, MCT_PHANTOM_TRANSPORT_F64, MCT_PHANTOM_ELECTRON, 1.0, 100000, 0.0);
