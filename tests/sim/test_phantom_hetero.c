@@ -170,26 +170,27 @@ static void test_voxels_match_uniform(void) {
     printf("water as voxels = the uniform path (bitwise in FP64)\n");
 }
 
-/* Photons through a stack of media: a 1 MeV beam along the axis of slabs of
- * water, bone, lung and air whose central column's voxels each have a density
- * of their own, some above their material's nominal one, some below. The
- * primaries that leave without interacting are exp(-sum mu_k rho_k dz) of the
- * beam, mu_k the mass attenuation of voxel k's material at the beam's energy
- * as the engine's tables give it: the photons' flights through voxels (delta
- * tracking against each material's densest voxel) place the interactions by
- * mass, material by material. Binomial error, 4.5 sigma; cut-offs high, so
- * that what interacts stops at once. */
-static void test_photon_attenuation(void) {
+/* Photons through a stack of slabs whose central column's voxels each have a
+ * density of their own, some above their material's nominal one, some below:
+ * the primaries that leave without interacting are exp(-sum mu_k rho_k dz) of
+ * the beam, mu_k the mass attenuation of voxel k's material at the beam's
+ * energy as the engine's tables give it. So the photons' flights through
+ * voxels (delta tracking against each material's densest voxel) place the
+ * interactions by mass, material by material. Binomial error, 4.5 sigma; cut-offs just under
+ * the beam, so that what interacts stops at once. FP64 and FP32 transport. */
+static void attenuation(const mct_phantom_slab_t* slabs, int nslabs, double energy, int64_t histories) {
     const char* names[4] = {"water", "bone", "lung", "air"};
     mct_phantom_material_t known[4];
     for (int i = 0; i < 4; ++i) ASSERT_STATUS(mct_phantom_material_builtin(names[i], &known[i]), MCT_STATUS_SUCCESS);
-    const mct_phantom_slab_t slabs[4] = {{"water", 1.0, 4.0}, {"bone", 1.85, 2.0}, {"lung", 0.26, 6.0}, {"air", 0.0012, 2.0}};
     mct_phantom_geometry_t g;
     char err[256];
-    ASSERT_STATUS(mct_phantom_geometry_slabs(slabs, 4, 3, 6.0, 0.25, known, 4, &g, err, sizeof err), MCT_STATUS_SUCCESS);
+    ASSERT_STATUS(mct_phantom_geometry_slabs(slabs, nslabs, 3, 6.0, 0.25, known, 4, &g, err, sizeof err),
+                  MCT_STATUS_SUCCESS);
+    for (int iz = 0; iz < g.nz; ++iz) /* the column the beam runs along: 0.3 .. 2 x nominal */
+        g.density[1 + 3 * (1 + 3 * (int64_t)iz)] *= (float)(0.3 + 0.17 * (double)((iz * 7) % 11));
     for (int transport = 0; transport < 2; ++transport) {
-        mct_phantom_params_t p = beam(&g, MCT_PHANTOM_PHOTON, 1.0, 200000);
-        p.electron_cutoff_MeV = p.photon_cutoff_MeV = 0.9;
+        mct_phantom_params_t p = beam(&g, MCT_PHANTOM_PHOTON, energy, histories);
+        p.electron_cutoff_MeV = p.photon_cutoff_MeV = 0.9 * energy;
         p.transport = transport ? MCT_PHANTOM_TRANSPORT_F32 : MCT_PHANTOM_TRANSPORT_F64;
         double mu[MCT_PHANTOM_MAX_MATERIALS];
         for (int m = 0; m < g.materials; ++m) {
@@ -201,21 +202,30 @@ static void test_photon_attenuation(void) {
         }
         double mu_l = 0.0;
         for (int iz = 0; iz < g.nz; ++iz) {
-            const int64_t k = 1 + 3 * (1 + 3 * (int64_t)iz); /* the column the beam runs along */
-            if (transport == 0) g.density[k] *= (float)(0.3 + 0.17 * (double)((iz * 7) % 11)); /* 0.3 .. 2 x nominal */
+            const int64_t k = 1 + 3 * (1 + 3 * (int64_t)iz);
             mu_l += mu[g.mat[k]] * (double)g.density[k] * g.dz_cm;
         }
         mct_tally_t tally = make(&p, MCT_BACKEND_CPU, MCT_METHOD_ATOMIC);
         mct_phantom_result_t r;
         ASSERT_STATUS(mct_phantom_run(&p, tally, &r), MCT_STATUS_SUCCESS);
         const double want = exp(-mu_l), sd = sqrt(want * (1.0 - want) / (double)p.histories);
-        printf("1 MeV photons through %d slabs (%s): uncollided %.5f, exp(-mu L) %.5f +- %.5f\n", g.materials,
+        printf("%g MeV photons through %d slabs (%s): uncollided %.5f, exp(-mu L) %.5f +- %.5f\n", energy, nslabs,
                transport ? "f32" : "f64", r.uncollided_fraction, want, sd);
         ASSERT_NEAR_F64(r.uncollided_fraction, want, 4.5 * sd);
         mct_phantom_result_free(&r);
         mct_tally_destroy(tally);
     }
     mct_phantom_geometry_free(&g);
+}
+
+/* 1 MeV through water, bone, lung and air, where flights end within a few
+ * fictitious collisions; 30 keV through bone and then 10 cm of air, where
+ * they take dozens, a bone majorant's mean free path apart. */
+static void test_photon_attenuation(void) {
+    const mct_phantom_slab_t mixed[4] = {{"water", 1.0, 4.0}, {"bone", 1.85, 2.0}, {"lung", 0.26, 6.0}, {"air", 0.0012, 2.0}};
+    attenuation(mixed, 4, 1.0, 200000);
+    const mct_phantom_slab_t gap[2] = {{"bone", 1.85, 0.5}, {"air", 0.0012, 10.0}};
+    attenuation(gap, 2, 0.03, 100000);
 }
 
 /* Geometries the engine cannot run: refused before any transport. */
