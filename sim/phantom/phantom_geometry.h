@@ -26,7 +26,6 @@
 extern "C" {
 #endif
 
-
 typedef struct {
     int nx, ny, nz;                /**< voxels along each axis, >= 1 */
     double dx_cm, dy_cm, dz_cm;    /**< voxel edges, > 0 */
