@@ -3,8 +3,10 @@
  * TwoSum's error is exact, kahan's compensated add keeps its second-order bound
  * where plain f32 stops growing and where signs cancel, folds keep comp within
  * a few ulps of the sum, a double addend's low part is kept, NaN and Inf reach
- * the pair's value as Kahan's step lets them, and Kahan's step (kahan_naive) is
- * unchanged. The atomics that split the same add on the GPU run in the
+ * the pair's value as Kahan's step lets them, Kahan's step (kahan_naive) is
+ * unchanged, and the rounding-loss sampling rule takes its share of adds
+ * whatever varies between them (salt, bin, value) and whatever their values.
+ * The atomics that split the same add on the GPU run in the
  * emulated and CUDA tests (test_mct_add_exact, test_api_accuracy). */
 #include <float.h>
 #include <math.h>
@@ -134,6 +136,39 @@ static void test_special_values(void) {
     ASSERT_TRUE(isnan(value_of(big)));
 }
 
+/* mct_loss_sampled: with mask 2^k - 1 it takes a fraction 2^-k of the adds
+ * (binomial, 5 sigma) in every family a caller makes, one where only the salt
+ * varies (one value added again and again), one where only the bin varies,
+ * values on a coarse grid (low bits zero), random values; the values it takes
+ * are not larger or smaller than the others (their mean, 5 sigma); mask 0
+ * takes every add, the widest mask (24 bits) almost none. */
+static void test_loss_sampling(void) {
+    const int64_t n = INT64_C(1) << 20;
+    const uint32_t mask = 63u;
+    const double p = 1.0 / 64.0, sd = sqrt((double)n * p * (1.0 - p));
+    int64_t salt_only = 0, bin_only = 0, grid = 0, random = 0, every = 0, widest = 0;
+    double sum_all = 0.0, sum_taken = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        salt_only += mct_loss_sampled(17, 1.0, (uint64_t)i, mask);
+        bin_only += mct_loss_sampled(i, 0.25, 5u, mask);
+        grid += mct_loss_sampled(i % 1000, (double)((next_u64() >> 48) + 1) * 0x1p-16, (uint64_t)i ^ (3ull << 40), mask);
+        const double v = (double)(next_u64() >> 11) * 0x1p-53;
+        const int taken = mct_loss_sampled(i % 77, v, (uint64_t)i, mask);
+        random += taken;
+        sum_all += v;
+        if (taken) sum_taken += v;
+        every += mct_loss_sampled(i, v, (uint64_t)i, 0u);
+        widest += mct_loss_sampled(i, v, (uint64_t)i, (1u << 24) - 1u);
+    }
+    const int64_t fam[4] = {salt_only, bin_only, grid, random};
+    for (int f = 0; f < 4; ++f) ASSERT_NEAR_F64((double)fam[f], (double)n * p, 5.0 * sd);
+    ASSERT_NEAR_F64(sum_taken / (double)random, sum_all / (double)n, 5.0 * sqrt(1.0 / 12.0 / (double)random));
+    ASSERT_EQ_I64(every, n);
+    ASSERT_TRUE(widest <= 4);
+    printf("loss sampling 2^-6: %lld, %lld, %lld, %lld of %lld (expected %.0f +- %.0f)\n", (long long)salt_only,
+           (long long)bin_only, (long long)grid, (long long)random, (long long)n, (double)n * p, sd);
+}
+
 int main(void) {
     test_two_sum_exact();
     test_stagnation(3 * (INT64_C(1) << 23));
@@ -142,6 +177,7 @@ int main(void) {
     test_cancellation();
     test_double_addend();
     test_special_values();
-    printf("mct_arith pair updates: pass\n");
+    test_loss_sampling();
+    printf("mct_arith pair updates, loss sampling: pass\n");
     return 0;
 }
