@@ -137,8 +137,7 @@ typedef struct {
     double gups[MCT_METHOD_COUNT];
 } gups_row_t;
 
-/* Array adds (mct_tally_add_device), one f64 value per key, 1e8 updates. A
- * cell the sweep predicted instead of timing ("slow, ~T s") is 0.1/T Gupd/s.
+/* Array adds (mct_tally_add_device), one f64 value per key, 1e8 updates.
  * The sweep adds f64 values, which the Kahan methods cannot serve: kahan is
  * taken as 0.6 x wib (warp aggregation, then one update of the pair) and
  * kahan_naive as cas (a CAS loop per value). Columns: atomic shared

@@ -176,8 +176,9 @@ static void test_voxels_match_uniform(void) {
  * the beam, mu_k the mass attenuation of voxel k's material at the beam's
  * energy as the engine's tables give it. So the photons' flights through
  * voxels (delta tracking against each material's densest voxel) place the
- * interactions by mass, material by material. Binomial error, 4.5 sigma; cut-offs just under
- * the beam, so that what interacts stops at once. FP64 and FP32 transport. */
+ * interactions by mass, material by material. Binomial error, 4.5 sigma;
+ * cut-offs just under the beam, so that what interacts stops at once. FP64
+ * and FP32 transport. */
 static void attenuation(const mct_phantom_slab_t* slabs, int nslabs, double energy, int64_t histories) {
     const char* names[4] = {"water", "bone", "lung", "air"};
     mct_phantom_material_t known[4];
