@@ -129,30 +129,31 @@ typedef struct {
  * (seed, history) only, never on the thread or launch shape that runs it.
  *
  * Every step of the transport starts with fresh blocks (mct_phantom_rng_step:
- * two in double, whose uniform takes two words, one in float), enough for an
- * electron step's four numbers. On a GPU the lanes of a warp then run the
- * generator together, at one site, once or twice a step. Refilled only when
- * its words ran out, a lane's buffer ran out at a different draw from its
- * neighbours', and a warp ran the generator at nearly every draw of the step
- * for the few lanes that needed it. A step that needs more words (a rejection
- * loop) refills one block at a time; the words a step leaves are dropped. */
+ * four in double, whose uniform takes two words, two in float), enough for
+ * most steps (an electron step draws about 12 words in double, at least 9).
+ * On a GPU the lanes of a warp then run the generator together, at one site,
+ * once a step. A word that runs out mid-step refills one block for the lanes
+ * that need it, at their own draw, while the warp's other lanes wait: so the
+ * step's share is sized to cover most steps. The words a step leaves are
+ * dropped. */
+#define MCT_PHANTOM_RNG_WORDS 16u
 typedef struct {
     mct_key2x32_t key;
     mct_ctr4x32_t ctr;
-    uint32_t buf[8];
-    uint32_t idx; /**< next word of buf; 8: empty */
+    uint32_t buf[MCT_PHANTOM_RNG_WORDS];
+    uint32_t idx; /**< next word of buf; MCT_PHANTOM_RNG_WORDS: empty */
 } mct_phantom_rng_t;
 
 MCT_INLINE MCT_HD void mct_phantom_rng_init(mct_phantom_rng_t* r, uint64_t seed, uint64_t history) {
     r->key = mct_philox_key_from_seed(seed);
     r->ctr = mct_philox_ctr_history(history, 0u, 0u);
-    r->idx = 8u;
+    r->idx = MCT_PHANTOM_RNG_WORDS;
 }
 
-/** Fills buf[from..7] with the next blocks of the stream (from = 0 or 4) and
- * starts there. Compiled once and called. */
+/** Fills buf[from..] with the next blocks of the stream (from a multiple of
+ * 4) and starts there. Compiled once and called. */
 MCT_PH_COLD MCT_HD void sim_phantom_rng_fill(mct_phantom_rng_t* r, uint32_t from) {
-    for (uint32_t i = from; i < 8u; i += 4u) {
+    for (uint32_t i = from; i < MCT_PHANTOM_RNG_WORDS; i += 4u) {
         const mct_ctr4x32_t b = mct_philox4x32_10(r->ctr, r->key);
         ++r->ctr.v[2];
         for (uint32_t j = 0; j < 4u; ++j) r->buf[i + j] = b.v[j];
@@ -160,13 +161,14 @@ MCT_PH_COLD MCT_HD void sim_phantom_rng_fill(mct_phantom_rng_t* r, uint32_t from
     r->idx = from;
 }
 
-/** The start of a step: `words` (4 or 8) fresh words. */
+/** The start of a step: `words` (a multiple of 4, at most
+ * MCT_PHANTOM_RNG_WORDS) fresh words. */
 MCT_INLINE MCT_HD void mct_phantom_rng_step(mct_phantom_rng_t* r, uint32_t words) {
-    sim_phantom_rng_fill(r, 8u - words);
+    sim_phantom_rng_fill(r, MCT_PHANTOM_RNG_WORDS - words);
 }
 
 MCT_INLINE MCT_HD uint32_t mct_phantom_rng_u32(mct_phantom_rng_t* r) {
-    if (r->idx == 8u) sim_phantom_rng_fill(r, 4u);
+    if (r->idx == MCT_PHANTOM_RNG_WORDS) sim_phantom_rng_fill(r, MCT_PHANTOM_RNG_WORDS - 4u);
     return r->buf[r->idx++];
 }
 
