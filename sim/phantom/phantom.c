@@ -148,6 +148,11 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
 static const sim_engine_set_t phantom_engines = {
     &sim_phantom_engine_cpu, INT64_C(1) << 12, &sim_phantom_engine_emulated, INT64_C(1) << 11,
     SIM_CUDA_ENGINE(&sim_phantom_engine_cuda, INT64_C(1) << 26)};
+/* A tally whose method promises the same bits everywhere (`fixed`) runs the
+ * engines whose transport has the same bits everywhere (MCT_PH_BITWISE). */
+static const sim_engine_set_t phantom_engines_bitwise = {
+    &sim_phantom_engine_cpu_bitwise, INT64_C(1) << 12, &sim_phantom_engine_emulated_bitwise, INT64_C(1) << 11,
+    SIM_CUDA_ENGINE(&sim_phantom_engine_cuda_bitwise, INT64_C(1) << 26)};
 
 /* The depth slabs (nz) and the voxels of one (nx ny). */
 static void slab_shape(const mct_phantom_params_t* p, int64_t* n, int64_t* plane) {
@@ -270,12 +275,15 @@ static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_
                                mct_phantom_counters_t* c) {
     batch_record_t rec = {tally, p, r, zones, malloc((size_t)mct_phantom_voxel_count(p) * sizeof(double))};
     mct_status_t st = sim_ranks_agree(p->ranks, rec.batch ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY);
+    mct_tally_desc_t d;
+    if (!st) st = mct_tally_get_desc(tally, &d);
+    const int bitwise = !st && mct_method_determinism(d.method, d.dtype) == MCT_BITWISE;
     /* A history's deposits are not known in advance: a sort_reduce pair
      * buffer holds a batch's. */
-    sim_run_t run = {.engines = &phantom_engines, .problem = problem, .tally = tally, .histories = p->histories,
-                     .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch,
-                     .batch_ctx = &rec, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c,
-                     .ranks = p->ranks};
+    sim_run_t run = {.engines = bitwise ? &phantom_engines_bitwise : &phantom_engines, .problem = problem,
+                     .tally = tally, .histories = p->histories, .batches = p->batches,
+                     .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch, .batch_ctx = &rec,
+                     .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c, .ranks = p->ranks};
     phantom_checkpoint_t cp = {p->checkpoint, p, r, c};
     if (!st) st = sim_resume_start(p->checkpoint, tally, p->histories, p->batches, &run.first_batch);
     if (!st && run.first_batch > 0) st = phantom_resume(p->checkpoint, p, run.first_batch, r, c);

@@ -68,6 +68,14 @@ typedef enum {
  * of transfers under 12.5 keV, negligible beside the explicit deltas'. */
 #define MCT_PHANTOM_DELTA_DEFAULT_MEV 0.0125
 
+/** The revision of the phantom's histories: the random numbers a history
+ * draws and the arithmetic that turns them into deposits, in either kind of
+ * engine (the bitwise ones and the others, phantom_physics_body.inc). Raised
+ * by every change that alters a seed's deposits. A checkpoint's identity
+ * names it, so a run is never resumed on histories of another revision: the
+ * result would be sound, but the bits of neither build's uninterrupted run. */
+#define MCT_PHANTOM_HISTORY_REVISION 1
+
 /** The parameters; the numeric ones' ranges and defaults are in
  * mct_phantom_param_table (the defaults in parentheses). */
 typedef struct {

@@ -153,5 +153,10 @@ static mct_status_t cpu_restore(void* ctx, const void* in) {
     return MCT_STATUS_SUCCESS;
 }
 
-const sim_engine_t sim_phantom_engine_cpu = {cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy,
+#if MCT_PH_BITWISE
+#define SIM_PHANTOM_CPU_ENGINE sim_phantom_engine_cpu_bitwise
+#else
+#define SIM_PHANTOM_CPU_ENGINE sim_phantom_engine_cpu
+#endif
+const sim_engine_t SIM_PHANTOM_CPU_ENGINE = {cpu_create, cpu_tally_threads, cpu_run_chunk, cpu_counters, cpu_destroy,
                                              cpu_restore};

@@ -10,8 +10,12 @@
 #include "phantom_kernels.cuh"
 #include "sim_device.cuh"
 
-#if MCT_IS_EMULATED
+#if MCT_IS_EMULATED && MCT_PH_BITWISE
+#define SIM_PHANTOM_DEVICE_ENGINE sim_phantom_engine_emulated_bitwise
+#elif MCT_IS_EMULATED
 #define SIM_PHANTOM_DEVICE_ENGINE sim_phantom_engine_emulated
+#elif MCT_PH_BITWISE
+#define SIM_PHANTOM_DEVICE_ENGINE sim_phantom_engine_cuda_bitwise
 #else
 #define SIM_PHANTOM_DEVICE_ENGINE sim_phantom_engine_cuda
 #endif

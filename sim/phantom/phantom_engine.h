@@ -96,6 +96,13 @@ extern const sim_engine_t sim_phantom_engine_emulated;
 #if MCT_HAVE_CUDA
 extern const sim_engine_t sim_phantom_engine_cuda;
 #endif
+/* The engines of bitwise tallies (`fixed`): the same sources built with
+ * MCT_PH_BITWISE, whose doses have the same bits on every backend. */
+extern const sim_engine_t sim_phantom_engine_cpu_bitwise;
+extern const sim_engine_t sim_phantom_engine_emulated_bitwise;
+#if MCT_HAVE_CUDA
+extern const sim_engine_t sim_phantom_engine_cuda_bitwise;
+#endif
 
 /** Adds the counters b into a (sums, maxima, or). */
 static inline void sim_phantom_counters_merge(mct_phantom_counters_t* a, const mct_phantom_counters_t* b) {

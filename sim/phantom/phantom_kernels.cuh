@@ -446,10 +446,24 @@ static inline sim_phantom_kernel_t<R> sim_phantom_het_kernel_for(const mct_tally
 template <typename R, typename T>
 static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_view_t& view, int buffered = 0,
                                                              int het = 0) {
+#if MCT_PH_BITWISE
+    /* The engine of `fixed` (phantom_device_bitwise.cu): its own instances
+     * only, which is all it runs; per lane, as the run-time form adds fixed
+     * (mct_block_mode_of_view). */
+    (void)view;
+    constexpr mct_method_t F = MCT_METHOD_FIXED;
+    constexpr mct_block_mode_t A = MCT_BLOCK_MODE_PER_LANE;
+    if (het)
+        return buffered ? mct_phantom_kernel<R, T, F, A, MCT_LOSS_FROM_VIEW, true, true>
+                        : mct_phantom_kernel<R, T, F, A, MCT_LOSS_FROM_VIEW, false, true>;
+    return buffered ? mct_phantom_kernel<R, T, F, A, MCT_LOSS_FROM_VIEW, true, false>
+                    : mct_phantom_kernel<R, T, F, A, MCT_LOSS_FROM_VIEW, false, false>;
+#else
     if (het) return sim_phantom_het_kernel_for<R, T>(view, buffered);
     if (buffered) return sim_phantom_buffered_kernel_for<R, T>(view);
     return mct_loss_hook_for(view) == MCT_LOSS_NONE ? sim_phantom_kernel_for<R, T, MCT_LOSS_NONE>(view)
                                                     : sim_phantom_kernel_for<R, T, MCT_LOSS_FROM_VIEW>(view);
+#endif
 }
 
 /** Launches the kernel for the view's type and method (no synchronization). */

@@ -22,6 +22,15 @@
 #include "mctally/mct_config.h"
 #include "mctally/mct_rng.h"
 #include "phantom_materials.h"
+#include "sim_detmath.h"
+
+/** 1 in the engines of bitwise tallies (phantom_*_bitwise.*, defined before
+ * any include): the transport's transcendental functions are sim_detmath.h's,
+ * so that those engines give the same bits on every backend
+ * (phantom_physics_body.inc). */
+#ifndef MCT_PH_BITWISE
+#define MCT_PH_BITWISE 0
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -54,6 +54,9 @@ run_killed escape "${esc[@]}"
 ph=("$EXAMPLES/phantom_test3.ini" --backend cpu --method fixed --dtype f64 --histories 60000 --batches 60)
 "$MCT" run "${ph[@]}" --out "$work/phantom_full" >/dev/null 2>&1 || fail "phantom: uninterrupted run failed"
 run_killed phantom "${ph[@]}"
+# The identity names the revision of the phantom's histories (a build whose histories differ refuses it).
+grep -a -q '"history_revision"' "$work/phantom.ckpt" && echo "ok: the phantom's checkpoint names its history revision" ||
+    fail "phantom: the checkpoint's identity lacks the history revision"
 for f in dose.raw dose_rel_err.raw depth_dose.csv; do
     cmp -s "$work/phantom_full/$f" "$work/phantom_killed/$f" || fail "phantom: $f of the resumed run differs"
 done

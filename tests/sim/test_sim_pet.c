@@ -3,7 +3,8 @@
  * of it: the acceptance of a point source (derived below), the good-event
  * fractions of the book's Table 8.2, the scanner's rotational symmetry, the
  * same counts on the cpu and emulated backends and with every method, the
- * indices' arithmetic, the deterministic float functions, and bad input.
+ * indices' arithmetic, and bad input (the deterministic float functions are
+ * test_sim_detmath's).
  *
  * Tolerances are statistical: an efficiency e from n decays has the binomial
  * standard error sqrt(e (1 - e) / n), and a check passes within 4 of them
@@ -16,11 +17,8 @@
 
 #include "mctally/mct.h"
 #include "pet.h"
-#include "sim_detmath.h"
 #include "sim_test_tally.h"
 #include "test_assert.h"
-
-#define PI 3.14159265358979323846
 
 typedef struct {
     mct_pet_result_t r;
@@ -50,36 +48,6 @@ static run_t run_pet(const mct_pet_params_t* p, mct_backend_t backend, mct_metho
 }
 
 static double binomial_se(double e, double n) { return sqrt(e * (1.0 - e) / n); }
-
-/* ---- Deterministic float functions (sim_detmath.h) ------------------------------ */
-
-static void test_detmath(void) {
-    double worst_sc = 0.0, worst_at = 0.0, worst_cb = 0.0;
-    for (int i = -400000; i <= 800000; ++i) {
-        const float t = (float)i / 400000.0f + 1e-7f * (float)(i % 7);
-        float s, c;
-        sim_sincos_turn(t, &s, &c);
-        worst_sc = fmax(worst_sc, fmax(fabs(s - sin(2.0 * PI * t)), fabs(c - cos(2.0 * PI * t))));
-        /* The direction of a point at angle t back from its coordinates. */
-        const float x = (float)(3.0 * sin(2.0 * PI * t)), y = (float)(3.0 * cos(2.0 * PI * t));
-        double ref = atan2((double)x, (double)y) / (2.0 * PI);
-        if (ref < 0.0) ref += 1.0;
-        double d = fabs(sim_atan2_turn(x, y) - ref);
-        worst_at = fmax(worst_at, fmin(d, fabs(d - 1.0))); /* 0 and 1 are the same direction */
-    }
-    for (int i = 1; i <= 1000000; ++i) {
-        const float u = (float)i / 1000000.0f;
-        worst_cb = fmax(worst_cb, fabs(sim_cbrtf(u) - cbrt((double)u)) / cbrt((double)u));
-    }
-    printf("detmath: sincos %.3g, atan2 %.3g turns, cbrt %.3g relative\n", worst_sc, worst_at, worst_cb);
-    ASSERT_LE_F64(worst_sc, 1.5e-7);
-    ASSERT_LE_F64(worst_at, 1.2e-7); /* 1e-8 of the polynomial, a float ulp of a result near 1 */
-    ASSERT_LE_F64(worst_cb, 2.5e-7);
-    ASSERT_EQ_F64(sim_atan2_turn(0.0f, 1.0f), 0.0);
-    ASSERT_EQ_F64(sim_atan2_turn(1.0f, 0.0f), 0.25);
-    ASSERT_EQ_F64(sim_atan2_turn(0.0f, -1.0f), 0.5);
-    ASSERT_EQ_F64(sim_atan2_turn(-1.0f, 0.0f), 0.75);
-}
 
 /* ---- A point source on the axis -----------------------------------------------------
  *
@@ -474,7 +442,6 @@ static void test_i32_batches(void) {
 
 int main(void) {
     test_i32_batches();
-    test_detmath();
     test_bad_input();
     test_indices();
     test_point_source();

@@ -97,6 +97,8 @@ char* mct_cli_run_identity(const char* problem, const mct_cli_config_t* cfg, mct
         cJSON_AddStringToObject(params, "deposit", sim_deposit_name(p->deposit));
         snprintf(text, sizeof text, "%d", (int)p->source);
         cJSON_AddStringToObject(params, "source", text);
+        snprintf(text, sizeof text, "%d", MCT_PHANTOM_HISTORY_REVISION);
+        cJSON_AddStringToObject(params, "history_revision", text);
         if (p->geometry) {
             /* The geometry by its content: grid, materials and every voxel (FNV-1a, 64 bits). */
             const mct_phantom_geometry_t* g = p->geometry;
