@@ -392,7 +392,8 @@ static inline size_t sim_phantom_smem(const mct_tally_view_t& view, int block, i
 
 /** The kernel for the view. The methods of the paper's engines and the one
  * built for few bins have their own instances: `atomic` (FP64 and FP32
- * engines; its add is one atomic instruction), `kahan` (KAS engine) and
+ * engines; its add is one atomic instruction), `kahan` (KAS engine; one
+ * instance per block mode, so each carries only its mode's code) and
  * `block_reduce` on few bins (per-thread register sums, test 4). Every other
  * method shares the instance that picks the method at each add, whose larger
  * code makes the transport itself slower. The own instances come twice: with
@@ -411,7 +412,10 @@ static inline sim_phantom_kernel_t<R> sim_phantom_kernel_for(const mct_tally_vie
         mct_block_mode_of(view.method, view.nbins, sizeof(T)) == MCT_BLOCK_MODE_REGISTERS)
         return mct_phantom_kernel<R, T, MCT_METHOD_BLOCK_REDUCE, MCT_BLOCK_MODE_REGISTERS, H>;
     if constexpr (std::is_same<T, float>::value)
-        if (view.method == MCT_METHOD_KAHAN) return mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_ANY, H>;
+        if (view.method == MCT_METHOD_KAHAN) /* per block mode: the pairs in global or in shared memory */
+            return mct_block_mode_of(view.method, view.nbins, sizeof(T)) == MCT_BLOCK_MODE_KAHAN
+                       ? mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_KAHAN, H>
+                       : mct_phantom_kernel<R, T, MCT_METHOD_KAHAN, MCT_BLOCK_MODE_PER_LANE, H>;
     return mct_phantom_kernel<R, T, MCT_METHOD_FROM_VIEW, MCT_BLOCK_MODE_ANY, MCT_LOSS_FROM_VIEW>;
 }
 /** The buffered kernel for the view: an instance of its own for each method
