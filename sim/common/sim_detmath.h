@@ -59,25 +59,24 @@
 #define SIM_DM64_DIV(a, b) ((a) / (b))
 #endif
 
-MCT_INLINE MCT_HD uint32_t sim_f32_bits(float x) {
+/* The bits of a float or a double and back: the device's reinterpreting
+ * intrinsics, memcpy on the host. */
 #if defined(__CUDA_ARCH__)
-    return (uint32_t)__float_as_uint(x);
+#define SIM_DM_BIT_CAST(name, To, From, device_cast) \
+    MCT_INLINE MCT_HD To name(From x) { return (To)device_cast(x); }
 #else
-    uint32_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
+#define SIM_DM_BIT_CAST(name, To, From, device_cast) \
+    MCT_INLINE MCT_HD To name(From x) {              \
+        To y;                                        \
+        memcpy(&y, &x, sizeof y);                    \
+        return y;                                    \
+    }
 #endif
-}
-
-MCT_INLINE MCT_HD float sim_bits_f32(uint32_t b) {
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(b);
-#else
-    float x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-#endif
-}
+SIM_DM_BIT_CAST(sim_f32_bits, uint32_t, float, __float_as_uint)
+SIM_DM_BIT_CAST(sim_bits_f32, float, uint32_t, __uint_as_float)
+SIM_DM_BIT_CAST(sim_f64_bits, uint64_t, double, __double_as_longlong)
+SIM_DM_BIT_CAST(sim_bits_f64, double, uint64_t, __longlong_as_double)
+#undef SIM_DM_BIT_CAST
 
 /** The polynomial with coefficients c[0] (the highest degree's) .. c[n-1]
  * (the constant) at x, by Horner's rule: n - 1 fmaf, each rounded once. */
@@ -167,26 +166,6 @@ MCT_INLINE MCT_HD float sim_cbrtf(float x) {
 }
 
 /* ---- The phantom's functions, in double and in float ----------------------- */
-
-MCT_INLINE MCT_HD uint64_t sim_f64_bits(double x) {
-#if defined(__CUDA_ARCH__)
-    return (uint64_t)__double_as_longlong(x);
-#else
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-#endif
-}
-
-MCT_INLINE MCT_HD double sim_bits_f64(uint64_t b) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double((long long)b);
-#else
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-#endif
-}
 
 /* sim_log, sim_exp, sim_expm1 and sim_sincospi (and their helpers) in double
  * (_f64) and float (_f32), from one source. */
