@@ -145,14 +145,14 @@ mct_status_t mct_phantom_check(const mct_phantom_params_t* p, mct_tally_t tally)
 
 /* Histories per engine call. CPU chunks bound the deposit buffers (about
  * 10 kB per 20 MeV history); a GPU batch is one persistent launch. */
-static const sim_engine_set_t phantom_engines = {
-    &sim_phantom_engine_cpu, INT64_C(1) << 12, &sim_phantom_engine_emulated, INT64_C(1) << 11,
-    SIM_CUDA_ENGINE(&sim_phantom_engine_cuda, INT64_C(1) << 26)};
+#define PHANTOM_ENGINES(suffix)                                                                                  \
+    {&sim_phantom_engine_cpu##suffix, INT64_C(1) << 12, &sim_phantom_engine_emulated##suffix, INT64_C(1) << 11, \
+     SIM_CUDA_ENGINE(&sim_phantom_engine_cuda##suffix, INT64_C(1) << 26)}
+static const sim_engine_set_t phantom_engines = PHANTOM_ENGINES();
 /* A tally whose method promises the same bits everywhere (`fixed`) runs the
  * engines whose transport has the same bits everywhere (MCT_PH_BITWISE). */
-static const sim_engine_set_t phantom_engines_bitwise = {
-    &sim_phantom_engine_cpu_bitwise, INT64_C(1) << 12, &sim_phantom_engine_emulated_bitwise, INT64_C(1) << 11,
-    SIM_CUDA_ENGINE(&sim_phantom_engine_cuda_bitwise, INT64_C(1) << 26)};
+static const sim_engine_set_t phantom_engines_bitwise = PHANTOM_ENGINES(_bitwise);
+#undef PHANTOM_ENGINES
 
 /* The depth slabs (nz) and the voxels of one (nx ny). */
 static void slab_shape(const mct_phantom_params_t* p, int64_t* n, int64_t* plane) {
@@ -269,21 +269,18 @@ static mct_status_t combine_ranks(const mct_sim_ranks_t* ranks, mct_phantom_coun
     return MCT_STATUS_SUCCESS;
 }
 
-/* The batches through the engine; its counters into *c. */
-static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem, mct_tally_t tally,
-                               const mct_phantom_zone_map_t* zones, mct_phantom_result_t* r,
-                               mct_phantom_counters_t* c) {
+/* The batches through the engines; their counters into *c. */
+static mct_status_t run_engine(const mct_phantom_params_t* p, const sim_phantom_problem_t* problem,
+                               const sim_engine_set_t* engines, mct_tally_t tally, const mct_phantom_zone_map_t* zones,
+                               mct_phantom_result_t* r, mct_phantom_counters_t* c) {
     batch_record_t rec = {tally, p, r, zones, malloc((size_t)mct_phantom_voxel_count(p) * sizeof(double))};
     mct_status_t st = sim_ranks_agree(p->ranks, rec.batch ? MCT_STATUS_SUCCESS : MCT_STATUS_OUT_OF_MEMORY);
-    mct_tally_desc_t d;
-    if (!st) st = mct_tally_get_desc(tally, &d);
-    const int bitwise = !st && mct_method_determinism(d.method, d.dtype) == MCT_BITWISE;
     /* A history's deposits are not known in advance: a sort_reduce pair
      * buffer holds a batch's. */
-    sim_run_t run = {.engines = bitwise ? &phantom_engines_bitwise : &phantom_engines, .problem = problem,
-                     .tally = tally, .histories = p->histories, .batches = p->batches,
-                     .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch, .batch_ctx = &rec,
-                     .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c, .ranks = p->ranks};
+    sim_run_t run = {.engines = engines, .problem = problem, .tally = tally, .histories = p->histories,
+                     .batches = p->batches, .replicas = SIM_REPLICAS_SHARE, .batch_done = record_batch,
+                     .batch_ctx = &rec, .progress = p->progress, .progress_ctx = p->progress_ctx, .finish_out = c,
+                     .ranks = p->ranks};
     phantom_checkpoint_t cp = {p->checkpoint, p, r, c};
     if (!st) st = sim_resume_start(p->checkpoint, tally, p->histories, p->batches, &run.first_batch);
     if (!st && run.first_batch > 0) st = phantom_resume(p->checkpoint, p, run.first_batch, r, c);
@@ -424,7 +421,9 @@ mct_status_t mct_phantom_run(const mct_phantom_params_t* p, mct_tally_t tally, m
                                      cdf, {0.0f}};
     if (!st && geom) densest(geom, problem.rho_max);
     mct_phantom_counters_t c = {0};
-    if (!st) st = run_engine(p, &problem, tally, &zones, out, &c);
+    const sim_engine_set_t* engines =
+        mct_method_determinism(d.method, d.dtype) == MCT_BITWISE ? &phantom_engines_bitwise : &phantom_engines;
+    if (!st) st = run_engine(p, &problem, engines, tally, &zones, out, &c);
     mct_phantom_zone_map_free(&zones);
     for (int m = 0; m < materials; ++m) sim_phantom_tables_free(&tables[m]);
     free(cdf);

@@ -28,17 +28,13 @@
 #include "mctally/mct.h"
 #include "mctally/mct_dist.h"
 #include "test_assert.h"
+#include "test_random.h"
 
 static int rank, size;
 
 enum { BINS = 37, ITEMS = 2000, BATCHES = 3 };
 
-static uint64_t mix(uint64_t x) {
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
+static uint64_t mix(uint64_t x) { return test_splitmix64(&x); }
 
 /* Contribution i of batch b: its bin, and a value that is an integer for
  * integer tallies, a multiple of 2^-10 for fixed (exact at 32 fraction bits,

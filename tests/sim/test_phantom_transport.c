@@ -21,6 +21,7 @@
 
 #include "phantom_tables.h"
 #include "test_assert.h"
+#include "test_random.h"
 
 #define MCT_PH_FN MCT_INLINE
 #define MCT_PH_FN_COLD MCT_INLINE
@@ -38,12 +39,7 @@ static const int grid_n[3] = {NX, NY, NZ};
 static const double grid_d[3] = {0.3, 0.5, 0.2}; /* not powers of two: faces are rounded */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double uniform(void) { /* splitmix64, 53 bits */
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
+static double uniform(void) { return test_u01(&rng_state); }
 
 /** A test segment: start, direction and length, in double (the transport's
  * particle gets them rounded to its precision; the reference uses those

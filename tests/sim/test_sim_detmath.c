@@ -16,6 +16,7 @@
 
 #include "sim_detmath.h"
 #include "test_assert.h"
+#include "test_random.h"
 
 #define PI 3.14159265358979323846
 
@@ -29,14 +30,7 @@ static double ulps(double got, long double ref) {
     return (double)fabsl((long double)got - ref) / ulp;
 }
 
-/* splitmix64: a reproducible spread of samples. */
-static uint64_t mix(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double uniform(uint64_t* s, double lo, double hi) { return lo + (hi - lo) * ((double)(mix(s) >> 11) * 0x1p-53); }
+static double uniform(uint64_t* s, double lo, double hi) { return lo + (hi - lo) * test_u01(s); }
 
 static void test_log(void) {
     uint64_t s = 1;
@@ -46,7 +40,7 @@ static void test_log(void) {
          * included), then a dense sample around 1, where ln x is small. */
         double x;
         do {
-            const uint64_t b = mix(&s) >> 1;
+            const uint64_t b = test_splitmix64(&s) >> 1;
             memcpy(&x, &b, sizeof x);
         } while (!(x > 0.0) || x == INFINITY);
         worst = fmax(worst, ulps(sim_log_f64(x), logl((long double)x)));
@@ -71,7 +65,7 @@ static void test_exp(void) {
         const double x = uniform(&s, -745.0, 709.7);
         worst = fmax(worst, ulps(sim_exp_f64(x), expl((long double)x)));
         /* expm1 over its two branches and near 0, where it matters. */
-        const double y = i % 2 ? uniform(&s, -40.0, 40.0) : ldexp(uniform(&s, -1.0, 1.0), -(int)(mix(&s) % 60));
+        const double y = i % 2 ? uniform(&s, -40.0, 40.0) : ldexp(uniform(&s, -1.0, 1.0), -(int)(test_splitmix64(&s) % 60));
         worst_m1 = fmax(worst_m1, ulps(sim_expm1_f64(y), expm1l((long double)y)));
     }
     printf("exp: %.3g ulp, expm1: %.3g ulp\n", worst, worst_m1);
@@ -137,13 +131,13 @@ static void test_phantom_f32(void) {
     for (int i = 0; i < 2000000; ++i) {
         float x;
         do {
-            const uint32_t b = (uint32_t)(mix(&s) >> 33);
+            const uint32_t b = (uint32_t)(test_splitmix64(&s) >> 33);
             memcpy(&x, &b, sizeof x);
         } while (!(x > 0.0f) || x == INFINITY);
         w_log = fmax(w_log, ulps32(sim_log_f32(x), log((double)x)));
         const float y = (float)uniform(&s, -103.9, 88.7);
         w_exp = fmax(w_exp, ulps32(sim_exp_f32(y), exp((double)y)));
-        const float m = i % 2 ? (float)uniform(&s, -20.0, 20.0) : (float)ldexp(uniform(&s, -1.0, 1.0), -(int)(mix(&s) % 30));
+        const float m = i % 2 ? (float)uniform(&s, -20.0, 20.0) : (float)ldexp(uniform(&s, -1.0, 1.0), -(int)(test_splitmix64(&s) % 30));
         w_m1 = fmax(w_m1, ulps32(sim_expm1_f32(m), expm1((double)m)));
         const float t = (float)uniform(&s, -8.0, 8.0);
         float sp, cp;

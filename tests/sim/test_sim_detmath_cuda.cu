@@ -12,6 +12,7 @@
 
 #include "sim_detmath.h"
 #include "test_device.h"
+#include "test_random.h"
 
 /* The results per input: in double, log, exp, expm1, sin(pi x) and cos(pi x)
  * (sincospi within its domain, |x| < 2^50); in float, the same five and
@@ -41,13 +42,6 @@ __global__ void eval_kernel(const double* x, const float* xf, double* d, float* 
     if (i < n) eval(x[i], xf[i], d + (size_t)i * D_OUT, f + (size_t)i * F_OUT);
 }
 
-static uint64_t mix(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 int main(void) {
     if (!test_have_device()) return 77;
     std::vector<double> x;
@@ -56,13 +50,13 @@ int main(void) {
                                1e-310, 4.9e-324, 1.7976931348623157e308, INFINITY, -INFINITY, NAN};
     for (double v : specials) x.push_back(v);
     for (int i = 0; i < 1000000; ++i) {
-        const double u = (double)(mix(&s) >> 11) * 0x1p-53;
+        const double u = test_u01(&s);
         switch (i % 4) {
         case 0: x.push_back(-745.0 + 1455.0 * u); break;       /* exp's range */
         case 1: x.push_back(3.0 * u); break;                   /* the transport's azimuths, cospi */
-        case 2: x.push_back(ldexp(u, -(int)(mix(&s) % 80))); break; /* small: expm1, logs of small numbers */
+        case 2: x.push_back(ldexp(u, -(int)(test_splitmix64(&s) % 80))); break; /* small: expm1, logs of small numbers */
         default: {                                             /* any positive double, by its bits */
-            uint64_t b = mix(&s) >> 1;
+            uint64_t b = test_splitmix64(&s) >> 1;
             double v;
             memcpy(&v, &b, sizeof v);
             x.push_back(v == v && v != INFINITY ? v : 1.0);

@@ -31,6 +31,7 @@
 #include "mctally/device/mct_tally_device.cuh"
 #include "test_assert.h"
 #include "test_device.h"
+#include "test_random.h"
 
 /* What a lane does with item i (ctl[i]). */
 enum { CTL_SKIP = 0, CTL_IF = 1, CTL_ELSE = 2, CTL_EXIT = 3 };
@@ -115,13 +116,8 @@ static __global__ void harness_kernel(mct_tally_view_t view, const int64_t* keys
 /* ---------------------------------------------------------------- host side */
 
 static uint64_t harness_rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t harness_rand(void) { /* splitmix64: the same inputs on every platform */
-    uint64_t z = (harness_rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double harness_u01(void) { return (double)(harness_rand() >> 11) * 0x1p-53; }
+static uint64_t harness_rand(void) { return test_splitmix64(&harness_rng_state); }
+static double harness_u01(void) { return test_u01(&harness_rng_state); }
 
 /** One test input. */
 struct harness_input {

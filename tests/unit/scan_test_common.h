@@ -12,21 +12,14 @@
 #include "mctally/device/thread/thread_operators.cuh"
 #include "test_assert.h"
 #include "test_device.h"
-
-/** splitmix64: reproducible inputs from a seed. */
-static inline uint64_t test_next(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "test_random.h"
 
 /** Random values: full-range integers (sums wrap), or small integers stored in a
  * float type when `exact_float` (so every order of additions is exact), else
  * non-zero floats uniform in [-1, 1]. */
 template <typename T>
 static inline T test_value(uint64_t* s, bool exact_float) {
-    const uint64_t r = test_next(s);
+    const uint64_t r = test_splitmix64(s);
     if (T(0.5) == T(0)) return (T)r; /* integer types: all bits random */
     if (exact_float) return (T)((int)(r % 2001) - 1000);
     const double u = (double)(r >> 11) * 0x1.0p-53; /* [0, 1) */
@@ -48,7 +41,7 @@ struct test_op_compose {
     }
 };
 static inline test_affine test_affine_value(uint64_t* s) {
-    const uint64_t r = test_next(s);
+    const uint64_t r = test_splitmix64(s);
     test_affine f;
     f.a = (uint32_t)r | 1u;
     f.b = (uint32_t)(r >> 32);

@@ -18,22 +18,17 @@
 
 #include "mctally/mct.h"
 #include "test_assert.h"
+#include "test_random.h"
 
-static uint64_t next(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static double uniform_pm1(uint64_t* s) {
-    const double v = 2.0 * ((double)(next(s) >> 11) * 0x1.0p-53) - 1.0;
+    const double v = 2.0 * ((double)(test_splitmix64(s) >> 11) * 0x1.0p-53) - 1.0;
     return v == 0.0 ? 0.5 : v;
 }
 
 static void fill(void* p, mct_scan_type_t t, int64_t n, uint64_t* s) {
     for (int64_t i = 0; i < n; ++i) {
-        const uint64_t r = next(s);
+        const uint64_t r = test_splitmix64(s);
         switch (t) {
         case MCT_SCAN_I32: ((int32_t*)p)[i] = (int32_t)(uint32_t)r; break;
         case MCT_SCAN_U32: ((uint32_t*)p)[i] = (uint32_t)r; break;

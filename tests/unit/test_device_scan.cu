@@ -149,7 +149,7 @@ static void check_one(int64_t n, mct_scan_op_t op, bool exclusive, mct_scan_algo
     for (auto& v : in) v = test_value<T>(seed, false);
     T init = test_value<T>(seed, false);
     /* Every few cases, init NULL: the operator's identity. */
-    const bool null_init = exclusive && (test_next(seed) % 4 == 0);
+    const bool null_init = exclusive && (test_splitmix64(seed) % 4 == 0);
     run_scan<T>(in, out, exclusive, null_init ? NULL : &init, op, algo, in_place);
     char what[128];
     snprintf(what, sizeof what, "%s %s %s %s%s (%s)", mct_scan_type_name(scan_type_of<T>::value),
@@ -374,8 +374,8 @@ static void check_lookback(unsigned tile, const std::vector<unsigned>& prefix_at
 
 template <int STATE>
 static void check_lookback_layout(uint64_t* seed) {
-    auto gen_u32 = [](uint64_t* s) { return (uint32_t)test_next(s); };
-    auto gen_u64 = [](uint64_t* s) { return (uint64_t)test_next(s); };
+    auto gen_u32 = [](uint64_t* s) { return (uint32_t)test_splitmix64(s); };
+    auto gen_u64 = [](uint64_t* s) { return (uint64_t)test_splitmix64(s); };
     const std::vector<std::vector<unsigned>> layouts = {{}, {37}, {99}, {64, 65}, {3, 50, 70}};
     for (const auto& at : layouts) {
         check_lookback<test_affine, STATE>(100, at, test_op_compose(), test_affine_value, seed);
@@ -494,8 +494,8 @@ static void check_policy(const char* name, Op op, T init, Gen gen, uint64_t* see
 /** Each tile-state layout of scan_tuning.cuh, with blocks of two or three warps (so
  * tiles are small and every case spans several warps' regions and tiles). */
 static void check_policies(uint64_t* seed) {
-    auto gen_u32 = [](uint64_t* s) { return (uint32_t)test_next(s); };
-    auto gen_u64 = [](uint64_t* s) { return (uint64_t)test_next(s); };
+    auto gen_u32 = [](uint64_t* s) { return (uint32_t)test_splitmix64(s); };
+    auto gen_u64 = [](uint64_t* s) { return (uint64_t)test_splitmix64(s); };
     const test_affine id = {1u, 0u};
     using packed = mct_scan_policy<64, 7, MCT_SCAN_STATE_PACKED>;
     using split = mct_scan_policy<96, 5, MCT_SCAN_STATE_SPLIT>;

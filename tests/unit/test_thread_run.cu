@@ -59,10 +59,10 @@ static run_case<T> make_case(uint64_t seed, bool nonneg) {
     uint64_t s = seed;
     c.offsets.push_back(0);
     for (int t = 0; t < NTHREADS; ++t) {
-        const int n = (int)(test_next(&s) % 120); /* 0..119 values: some threads have none */
+        const int n = (int)(test_splitmix64(&s) % 120); /* 0..119 values: some threads have none */
         int64_t bin = 0;
         for (int k = 0; k < n;) {
-            const uint64_t r = test_next(&s);
+            const uint64_t r = test_splitmix64(&s);
             bin = r % 8 == 0 ? (r % 16 == 0 && !nonneg ? -1 : NBINS + 3) : (int64_t)((r >> 8) % NBINS);
             const int len = 1 + (int)((r >> 20) % 16);
             for (int j = 0; j < len && k < n; ++j, ++k) {

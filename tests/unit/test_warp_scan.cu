@@ -104,7 +104,7 @@ int main(void) {
         for (int w = 0; w < NWARPS; ++w) {
             masks[w] = fixed[w];
             if (r > 0) {
-                const uint64_t x = test_next(&seed);
+                const uint64_t x = test_splitmix64(&seed);
                 masks[w] = (unsigned)x & (unsigned)(x >> 32); /* about a quarter of lanes */
                 if (w % 3 == 0) masks[w] = (unsigned)x | 1u;  /* about half */
                 if (masks[w] == 0u) masks[w] = 1u << (x % 32);

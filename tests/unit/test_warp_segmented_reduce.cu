@@ -49,8 +49,8 @@ static void warp_keys(int pattern, unsigned* k, uint64_t* s) {
     unsigned key = 0;
     for (int l = 0; l < 32; ++l) {
         switch (pattern) {
-        case 0: key += (test_next(s) % 5 == 0); k[l] = key; break;
-        case 1: k[l] = (unsigned)(test_next(s) % 4); break;
+        case 0: key += (test_splitmix64(s) % 5 == 0); k[l] = key; break;
+        case 1: k[l] = (unsigned)(test_splitmix64(s) % 4); break;
         case 2: k[l] = 9; break;
         case 3: k[l] = (unsigned)l; break;
         default: k[l] = l < 10 ? 1 : l < 20 ? 2 : l < 25 ? 1 : 3; break;
@@ -69,10 +69,10 @@ int main(void) {
         /* Full warps, then prefix masks and random masks (never empty). */
         const int kind = (w / 5) % 3;
         masks[w] = kind == 0 ? 0xffffffffu
-                   : kind == 1 ? (0xffffffffu >> (test_next(&seed) % 32))
-                               : ((unsigned)test_next(&seed) | 1u);
+                   : kind == 1 ? (0xffffffffu >> (test_splitmix64(&seed) % 32))
+                               : ((unsigned)test_splitmix64(&seed) | 1u);
     }
-    for (auto& v : in) v = test_next(&seed) | (UINT64_C(1) << 32); /* odd a: no map collapses to a constant */
+    for (auto& v : in) v = test_splitmix64(&seed) | (UINT64_C(1) << 32); /* odd a: no map collapses to a constant */
     unsigned *d_keys, *d_masks, *d_contig;
     uint64_t *d_in, *d_seg, *d_run;
     CHECK_CUDA(cudaMalloc((void**)&d_keys, N * sizeof(unsigned)));
